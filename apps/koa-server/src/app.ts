@@ -1,0 +1,79 @@
+import Router from '@koa/router';
+import Koa from 'koa';
+import { HttpMethodEnum, koaBody } from 'koa-body';
+import type { SessionPolicy } from '@cotizaciones/core';
+import type { ReadableActivityLogStore } from '@cotizaciones/adapters';
+import { mountDevRoutes } from './http/dev-routes.js';
+import { endpoint, postOnly, type UseCase } from './http/endpoint.js';
+import { errorHandler } from './http/error-handler.js';
+import { REJECTIONS } from './http/rejection.js';
+import { requestLog } from './http/request-log.js';
+import { replyJson } from './http/reply-json.js';
+import { sessionMiddleware, type ExternalSessionStore } from './http/session.js';
+import type { ServerLog } from './server-log.js';
+
+export const QUOTATION_FIELD_PATH = '/cotizaciones/api/update_cotizacion_api.php';
+export const QUOTATION_ITEM_PATH = '/cotizaciones/api/update_cot_item.php';
+
+export interface AppOptions {
+  readonly basePath: string;
+  readonly bodyLimitBytes: number;
+  readonly maxParams: number;
+  readonly sessionKeys: readonly string[];
+  readonly sessionPolicy: SessionPolicy;
+  readonly secureCookies: boolean;
+  readonly trustProxy: boolean;
+  readonly devLogin: boolean;
+}
+
+export interface AppDeps {
+  readonly updateQuotationField: UseCase;
+  readonly updateQuotationItem: UseCase;
+  /** Read by the dev routes. */
+  readonly activity: ReadableActivityLogStore;
+  readonly sessionStore?: ExternalSessionStore | undefined;
+  readonly log: ServerLog;
+}
+
+/** The Koa application, not listening: tests drive it on an ephemeral port. */
+export function createApp(options: AppOptions, deps: AppDeps): Koa {
+  const app = new Koa({ keys: [...options.sessionKeys], proxy: options.trustProxy });
+  app.on('error', (error: unknown) => deps.log.error({ err: error }, 'koa error'));
+
+  const limits = { maxBytes: options.bodyLimitBytes, maxParams: options.maxParams };
+  const session = sessionMiddleware(app, {
+    policy: options.sessionPolicy,
+    secure: options.secureCookies,
+    store: deps.sessionStore,
+  });
+  // Only urlencoded bodies go through koa-body (raw text kept, parsed by PHP's rules); multipart is ours.
+  const bodyParser = koaBody({
+    json: false,
+    text: false,
+    multipart: false,
+    urlencoded: true,
+    includeUnparsed: true,
+    formLimit: options.bodyLimitBytes,
+    encoding: 'utf-8',
+    parsedMethods: [HttpMethodEnum.POST],
+  });
+  const settings = { limits, policy: options.sessionPolicy, log: deps.log };
+
+  const router = new Router({ sensitive: true, strict: true });
+  router.get('/healthz', (ctx) => {
+    replyJson(ctx, 200, { ok: true });
+  });
+  router.all(`${options.basePath}${QUOTATION_FIELD_PATH}`, postOnly, session, bodyParser, endpoint(deps.updateQuotationField, settings));
+  router.all(`${options.basePath}${QUOTATION_ITEM_PATH}`, postOnly, session, bodyParser, endpoint(deps.updateQuotationItem, settings));
+  if (options.devLogin) {
+    mountDevRoutes(router, { prefix: '', session, bodyParser, limits, activity: deps.activity });
+  }
+
+  app.use(requestLog(deps.log));
+  app.use(errorHandler(deps.log));
+  app.use(router.routes());
+  app.use(() => {
+    throw REJECTIONS.notFound();
+  });
+  return app;
+}

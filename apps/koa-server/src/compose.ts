@@ -1,0 +1,97 @@
+import type Koa from 'koa';
+import { updateQuotationField, updateQuotationItem, type Upstream } from '@cotizaciones/core';
+import {
+  gotUpstream,
+  openActivityLog,
+  redisSessionStore,
+  staticTokenSource,
+  type BufferedActivityLog,
+  type ActivityLogProblem,
+} from '@cotizaciones/adapters';
+import { createApp } from './app.js';
+import type { Config } from './config.js';
+import { DEMO_TOKEN, demoUpstream } from './demo-upstream.js';
+import type { ServerLog } from './server-log.js';
+
+export interface Service {
+  readonly app: Koa;
+  readonly activityLog: BufferedActivityLog;
+  /** Which adapter backs each port, for the start-up line. */
+  readonly adapters: Record<string, string>;
+  /** Writes pending activity entries (within `timeoutMs`) and closes every connection. */
+  close(timeoutMs: number): Promise<void>;
+}
+
+/** The composition root: builds each adapter the configuration names and wires the use cases to them. */
+export async function compose(config: Config, log: ServerLog): Promise<Service> {
+  const demo = config.upstreamBaseUrl === undefined;
+  const upstream: Upstream & { close?: () => void } = demo
+    ? demoUpstream()
+    : gotUpstream({ baseUrl: config.upstreamBaseUrl!, timeoutMs: config.upstreamTimeoutMs });
+  const tokens = staticTokenSource(demo ? (config.upstreamToken ?? DEMO_TOKEN) : config.upstreamToken);
+
+  const activity = await openActivityLog(config.activityLogUrl, {
+    onProblem: (problem) => reportActivityProblem(log, problem),
+  });
+
+  const sessionStore =
+    config.sessionStore === 'redis'
+      ? redisSessionStore({
+          url: config.redisUrl!,
+          onConnectionError: (error) => log.warn({ err: error }, 'session store (Redis) connection error'),
+        })
+      : undefined;
+  if (sessionStore) {
+    await sessionStore.ready(5_000).catch((error: unknown) => log.error({ err: error }, 'Redis is not reachable yet; answering 503 until it is'));
+  }
+
+  const deps = { upstream, tokens, activityLog: activity.log };
+  const app = createApp(
+    {
+      basePath: config.basePath,
+      bodyLimitBytes: config.bodyLimitBytes,
+      maxParams: config.maxParams,
+      sessionKeys: config.sessionKeys,
+      sessionPolicy: { idleMs: config.sessionIdleMs, maxMs: config.sessionMaxMs },
+      secureCookies: config.production,
+      trustProxy: config.trustProxy,
+      devLogin: config.devLogin,
+    },
+    {
+      updateQuotationField: updateQuotationField(deps),
+      updateQuotationItem: updateQuotationItem(deps),
+      activity: activity.store,
+      sessionStore,
+      log,
+    },
+  );
+
+  return {
+    app,
+    activityLog: activity.log,
+    adapters: {
+      upstream: demo ? 'demo (built in)' : `got → ${config.upstreamBaseUrl}`,
+      activityLog: activity.engine,
+      sessions: config.sessionStore,
+      devLogin: config.devLogin ? 'on' : 'off',
+    },
+    async close(timeoutMs) {
+      await activity.log.close(timeoutMs);
+      upstream.close?.();
+      await sessionStore?.close();
+    },
+  };
+}
+
+function reportActivityProblem(log: ServerLog, problem: ActivityLogProblem): void {
+  switch (problem.kind) {
+    case 'write-failed':
+      log.error({ err: problem.error, attempt: problem.attempt, queued: problem.queued }, 'activity log write failed; will retry');
+      return;
+    case 'dropped':
+      log.error({ dropped: problem.dropped }, 'activity log queue full; entries dropped');
+      return;
+    case 'unwritten-at-close':
+      log.error({ lost: problem.lost }, 'activity log entries not written before shutdown');
+  }
+}

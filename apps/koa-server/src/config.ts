@@ -1,0 +1,110 @@
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { isActivityLogUrl } from '@cotizaciones/adapters';
+
+const flag = z.enum(['0', '1', 'true', 'false']).transform((value) => value === '1' || value === 'true');
+const positiveInt = (max: number) => z.coerce.number().int().positive().max(max);
+
+/** The environment variables the service reads. Every value is a string, as the environment gives it. */
+const Env = z.object({
+  NODE_ENV: z.string().optional(),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  BASE_PATH: z
+    .string()
+    .default('')
+    .refine((path) => path === '' || /^\/[^?#]*[^/?#]$/.test(path), 'must be empty or start with "/" and not end with "/"'),
+  UPSTREAM_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  UPSTREAM_TOKEN: z.string().min(1).optional(),
+  UPSTREAM_TIMEOUT_MS: positiveInt(600_000).default(10_000),
+  ACTIVITY_LOG_URL: z
+    .string()
+    .default('sqlite:./data/activity.db')
+    .refine(isActivityLogUrl, 'must be sqlite:<file>, postgres://…, mysql://… or memory:'),
+  SESSION_KEYS: z
+    .string()
+    .transform((keys) => keys.split(',').map((key) => key.trim()).filter((key) => key !== ''))
+    .refine((keys) => keys.length > 0 && keys.every((key) => key.length >= 16), 'must be comma-separated keys of 16 characters or more')
+    .optional(),
+  SESSION_STORE: z.enum(['cookie', 'redis']).default('cookie'),
+  REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
+  SESSION_IDLE_MINUTES: positiveInt(60 * 24 * 30).default(30),
+  SESSION_MAX_HOURS: positiveInt(24 * 365).default(8),
+  DEV_LOGIN: flag.optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  BODY_LIMIT_BYTES: positiveInt(64 * 1024 * 1024).default(1024 * 1024),
+  MAX_PARAMS: positiveInt(1_000_000).default(1000),
+  TRUST_PROXY: flag.default(false),
+});
+
+export interface Config {
+  readonly production: boolean;
+  readonly port: number;
+  readonly host: string;
+  readonly basePath: string;
+  /** Unset: the built-in demo upstream. */
+  readonly upstreamBaseUrl: string | undefined;
+  readonly upstreamToken: string | undefined;
+  readonly upstreamTimeoutMs: number;
+  readonly activityLogUrl: string;
+  readonly sessionKeys: readonly string[];
+  /** True when the keys were generated for this process (sessions end with it). */
+  readonly sessionKeysGenerated: boolean;
+  readonly sessionStore: 'cookie' | 'redis';
+  readonly redisUrl: string | undefined;
+  readonly sessionIdleMs: number;
+  readonly sessionMaxMs: number;
+  readonly devLogin: boolean;
+  readonly logLevel: string;
+  readonly bodyLimitBytes: number;
+  readonly maxParams: number;
+  readonly trustProxy: boolean;
+}
+
+/** A configuration the service refuses to start with; the message names the variable. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/** Reads and checks the configuration; throws {@link ConfigError} naming the first bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv): Config {
+  // An empty variable means unset, as in most shells' `VAR= cmd`.
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const parsed = Env.safeParse(present);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const variable = String(issue?.path[0] ?? 'environment');
+    throw new ConfigError(`${variable}: ${issue?.message ?? 'invalid'} (got ${JSON.stringify(env[variable] ?? '')})`);
+  }
+  const e = parsed.data;
+  const production = e.NODE_ENV === 'production';
+  const demo = e.UPSTREAM_BASE_URL === undefined;
+
+  if (production && demo) throw new ConfigError('UPSTREAM_BASE_URL: required in production (the demo upstream is for development)');
+  if (!demo && !e.UPSTREAM_TOKEN) throw new ConfigError('UPSTREAM_TOKEN: required when UPSTREAM_BASE_URL is set');
+  if (production && !e.SESSION_KEYS) throw new ConfigError('SESSION_KEYS: required in production');
+  if (production && e.DEV_LOGIN) throw new ConfigError('DEV_LOGIN: the dev sign-in routes are refused in production');
+  if (e.SESSION_STORE === 'redis' && !e.REDIS_URL) throw new ConfigError('REDIS_URL: required when SESSION_STORE=redis');
+
+  return {
+    production,
+    port: e.PORT,
+    host: e.HOST,
+    basePath: e.BASE_PATH,
+    upstreamBaseUrl: e.UPSTREAM_BASE_URL,
+    upstreamToken: e.UPSTREAM_TOKEN,
+    upstreamTimeoutMs: e.UPSTREAM_TIMEOUT_MS,
+    activityLogUrl: e.ACTIVITY_LOG_URL,
+    sessionKeys: e.SESSION_KEYS ?? [randomBytes(32).toString('base64url')],
+    sessionKeysGenerated: !e.SESSION_KEYS,
+    sessionStore: e.SESSION_STORE,
+    redisUrl: e.REDIS_URL,
+    sessionIdleMs: e.SESSION_IDLE_MINUTES * 60_000,
+    sessionMaxMs: e.SESSION_MAX_HOURS * 3_600_000,
+    devLogin: e.DEV_LOGIN ?? demo,
+    logLevel: e.LOG_LEVEL,
+    bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    maxParams: e.MAX_PARAMS,
+    trustProxy: e.TRUST_PROXY,
+  };
+}

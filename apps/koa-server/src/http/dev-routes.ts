@@ -1,0 +1,42 @@
+import type Router from '@koa/router';
+import type { Middleware } from 'koa';
+import { newSessionRecord, toSessionUser } from '@cotizaciones/core';
+import type { ReadableActivityLogStore } from '@cotizaciones/adapters';
+import type { BodyLimits } from './parse-multipart.js';
+import { readFormParams } from './read-form-params.js';
+import { replyJson } from './reply-json.js';
+import { signIn, signOut } from './session.js';
+
+/**
+ * Development helpers, mounted only when DEV_LOGIN is on (never in production):
+ * sign in as any user, sign out, and read the newest activity-log rows.
+ */
+export function mountDevRoutes(
+  router: Router,
+  options: { prefix: string; session: Middleware; bodyParser: Middleware; limits: BodyLimits; activity: ReadableActivityLogStore },
+): void {
+  const { prefix, session, bodyParser, limits } = options;
+
+  router.post(`${prefix}/dev/login`, session, bodyParser, async (ctx) => {
+    const params = await readFormParams(ctx, limits);
+    const id = params.get('id');
+    const name = params.get('name');
+    const user = toSessionUser({ id, ...(typeof name === 'string' ? { name } : {}) });
+    if (!user || typeof id !== 'string') {
+      replyJson(ctx, 200, { ok: false, msg: 'Falta el id de usuario.' });
+      return;
+    }
+    await signIn(ctx, newSessionRecord(user, Date.now()));
+    replyJson(ctx, 200, { ok: true });
+  });
+
+  router.post(`${prefix}/dev/logout`, session, async (ctx) => {
+    await signOut(ctx);
+    replyJson(ctx, 200, { ok: true });
+  });
+
+  router.get(`${prefix}/dev/activity`, async (ctx) => {
+    const limit = Math.min(100, Math.max(1, Number.parseInt(String(ctx.query.limit ?? '10'), 10) || 10));
+    ctx.body = await options.activity.recent(limit);
+  });
+}

@@ -1,0 +1,35 @@
+import type { Context } from 'koa';
+import { phpFormParams, type FormParams } from '@cotizaciones/core';
+import { parseMultipart, type BodyLimits } from './parse-multipart.js';
+import { REJECTIONS } from './rejection.js';
+
+const NO_PARAMS: FormParams = new Map();
+
+/**
+ * PHP's `$_POST`: parameters come only from an urlencoded or multipart body;
+ * any other body (JSON, text, none) gives none, and the query string is never read.
+ * `ctx.request.rawBody` is the urlencoded body as koa-body read it.
+ */
+export async function readFormParams(ctx: Context, limits: BodyLimits): Promise<FormParams> {
+  if (ctx.is('application/x-www-form-urlencoded')) {
+    const raw = (ctx.request as { rawBody?: string }).rawBody ?? '';
+    return phpFormParams(checkCount(urlencodedPairs(raw), limits));
+  }
+  if (ctx.is('multipart/form-data')) {
+    return phpFormParams(await parseMultipart(ctx.req, limits));
+  }
+  return NO_PARAMS;
+}
+
+/**
+ * `a=1&b&c=%ZZ`: `+` is a space, escapes decode as UTF-8 (invalid bytes become
+ * U+FFFD, an invalid escape stays as written), a name without `=` has the empty value.
+ */
+function urlencodedPairs(raw: string): Array<[string, string]> {
+  return [...new URLSearchParams(raw)];
+}
+
+function checkCount<T>(pairs: T[], limits: BodyLimits): T[] {
+  if (pairs.length > limits.maxParams) throw REJECTIONS.tooLarge();
+  return pairs;
+}

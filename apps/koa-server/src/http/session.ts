@@ -1,0 +1,83 @@
+import type Koa from 'koa';
+import type { Context, Middleware } from 'koa';
+import createSession from 'koa-session';
+import { checkSession, type Session, type SessionPolicy, type SessionRecord } from '@cotizaciones/core';
+
+/** The part of koa-session's session model this service uses. */
+type KoaSessionModel = SessionRecord & {
+  regenerate(): Promise<void> | undefined;
+  manuallyCommit(): Promise<void> | undefined;
+};
+
+/** koa-session's external store interface (Redis, or anything shared between instances). */
+export interface ExternalSessionStore {
+  get(key: string, maxAge: number, options: { rolling: boolean; ctx?: unknown }): Promise<unknown>;
+  set(key: string, session: unknown, maxAge: number, options: { rolling: boolean; changed: boolean; ctx?: unknown }): Promise<void>;
+  destroy(key: string, options: { ctx?: unknown }): Promise<void>;
+}
+
+export interface SessionSettings {
+  readonly policy: SessionPolicy;
+  readonly secure: boolean;
+  readonly store?: ExternalSessionStore | undefined;
+}
+
+export const SESSION_COOKIE = 'cotizaciones.sid';
+
+/**
+ * koa-session with signed cookies (`app.keys`). Sessions are committed by the
+ * routes themselves (`autoCommit: false`), so a failure to save a session is
+ * the route's to handle, not a replacement of its answer.
+ */
+export function sessionMiddleware(app: Koa, settings: SessionSettings): Middleware {
+  return createSession(
+    {
+      key: SESSION_COOKIE,
+      maxAge: settings.policy.maxMs,
+      httpOnly: true,
+      sameSite: 'lax',
+      secure: settings.secure,
+      signed: true,
+      overwrite: true,
+      autoCommit: false,
+      ...(settings.store ? { store: settings.store } : {}),
+    },
+    app,
+  );
+}
+
+function model(ctx: Context): KoaSessionModel | null {
+  return (ctx as unknown as { session: KoaSessionModel | null }).session;
+}
+
+/** The Session port over koa-session: applies the idle timeout and absolute lifetime. */
+export function koaSession(ctx: Context, policy: SessionPolicy, now: () => number = Date.now): Session {
+  return {
+    currentUser() {
+      const session = model(ctx);
+      const check = checkSession(session, now(), policy);
+      if (check.expired) (ctx as unknown as { session: null }).session = null;
+      else if (check.touch && session) session.seenAt = now();
+      ctx.state.userId = check.user?.id;
+      return Promise.resolve(check.user);
+    },
+  };
+}
+
+/** Writes the session back (the cookie, or the external store). */
+export async function commitSession(ctx: Context): Promise<void> {
+  await model(ctx)?.manuallyCommit();
+}
+
+/** Signs `user` in under a fresh session id (no fixation), recording when. */
+export async function signIn(ctx: Context, record: Required<SessionRecord>): Promise<void> {
+  const session = model(ctx);
+  if (!session) throw new Error('koa-session is not mounted on this route');
+  Object.assign(session, record);
+  await session.regenerate();
+}
+
+export async function signOut(ctx: Context): Promise<void> {
+  (ctx as unknown as { session: null }).session = null;
+  await commitSession(ctx);
+}

@@ -1,0 +1,67 @@
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import { ConfigError, loadConfig } from './config.js';
+import { compose } from './compose.js';
+import { createServerLog } from './server-log.js';
+
+const SHUTDOWN_TIMEOUT_MS = 10_000;
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig(process.env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`configuration error: ${error.message}\n`);
+    process.exit(1);
+  }
+  const log = createServerLog(config.logLevel);
+  const service = await compose(config, log);
+  const server = createServer(service.app.callback());
+  server.listen(config.port, config.host);
+  await once(server, 'listening');
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  log.info({ url: `http://${config.host}:${port}${config.basePath}`, ...service.adapters }, 'listening');
+  if (config.upstreamBaseUrl === undefined) log.warn('UPSTREAM_BASE_URL is unset: using the built-in demo upstream');
+  if (config.sessionKeysGenerated) log.warn('SESSION_KEYS is unset: sessions are signed with a random key and end with this process');
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) {
+      log.error({ signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
+    stopping = true;
+    log.info({ signal }, 'shutting down: finishing requests in flight');
+    const deadline = setTimeout(() => {
+      log.error('shutdown timed out');
+      process.exit(1);
+    }, SHUTDOWN_TIMEOUT_MS).unref();
+    // Stop accepting; keep-alive connections are closed as soon as they are idle.
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    const idleCloser = setInterval(() => server.closeIdleConnections(), 50);
+    server.closeIdleConnections();
+    void closed
+      .then(() => {
+        clearInterval(idleCloser);
+        return service.close(SHUTDOWN_TIMEOUT_MS / 2);
+      })
+      .then(() => {
+        clearTimeout(deadline);
+        log.info(service.activityLog.stats(), 'stopped');
+        process.exit(0);
+      })
+      .catch((error: unknown) => {
+        log.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      });
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`start-up failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

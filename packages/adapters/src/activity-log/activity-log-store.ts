@@ -1,0 +1,45 @@
+import type { ActivityEntry } from '@cotizaciones/core';
+
+/** Where activity entries end up. Writes are batches: one round trip per batch. */
+export interface ActivityLogStore {
+  write(entries: readonly ActivityEntry[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A stored entry as read back, with the contract's column names. */
+export interface StoredActivity {
+  readonly created_at: string;
+  readonly module: string;
+  readonly event_key: string;
+  readonly description: string;
+  readonly entity_type: string;
+  readonly entity_id: string;
+  readonly details: string | null;
+  readonly user_id: string;
+  readonly request_id: string | null;
+  readonly client_ip: string | null;
+  readonly user_agent: string | null;
+}
+
+/** A store that can also show what it holds (tests, the dev routes). */
+export interface ReadableActivityLogStore extends ActivityLogStore {
+  /** The newest entries first. */
+  recent(limit: number): Promise<StoredActivity[]>;
+}
+
+/** The row an entry becomes, before engine-specific value conversion. */
+export function toStoredActivity(entry: ActivityEntry): StoredActivity {
+  return {
+    created_at: entry.createdAt.toISOString(),
+    module: entry.module,
+    event_key: entry.eventKey,
+    description: entry.description,
+    entity_type: entry.entityType,
+    entity_id: entry.entityId.toString(),
+    details: entry.details === null ? null : JSON.stringify(entry.details),
+    user_id: entry.userId,
+    request_id: entry.requestId ?? null,
+    client_ip: entry.clientIp ?? null,
+    user_agent: entry.userAgent ?? null,
+  };
+}

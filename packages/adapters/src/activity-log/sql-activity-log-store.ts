@@ -1,0 +1,127 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect, sql, type Dialect } from 'kysely';
+import { toStoredActivity, type ReadableActivityLogStore, type StoredActivity } from './activity-log-store.js';
+
+export type SqlEngine = 'sqlite' | 'postgres' | 'mysql';
+
+export interface SqlActivityLogStore extends ReadableActivityLogStore {
+  readonly engine: SqlEngine;
+  readonly table: string;
+}
+
+type Row = { [K in keyof StoredActivity | 'id']: unknown };
+type Database = Record<string, Row>;
+
+const COLUMNS = `
+  module VARCHAR(64) NOT NULL,
+  event_key VARCHAR(128) NOT NULL,
+  description TEXT NOT NULL,
+  entity_type VARCHAR(64) NOT NULL,
+  entity_id BIGINT NOT NULL,
+  details TEXT NULL,
+  user_id VARCHAR(64) NOT NULL,
+  request_id VARCHAR(128) NULL,
+  client_ip VARCHAR(64) NULL,
+  user_agent TEXT NULL`;
+
+// The id and the timestamp are the only columns whose type differs by engine.
+const KEY_AND_TIME: Record<SqlEngine, string> = {
+  sqlite: 'id INTEGER PRIMARY KEY AUTOINCREMENT, created_at TEXT NOT NULL,',
+  postgres: 'id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, created_at TIMESTAMPTZ NOT NULL,',
+  mysql: 'id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY, created_at DATETIME(3) NOT NULL,',
+};
+
+/** Which engine an `ACTIVITY_LOG_URL` names, or undefined when it names none of them. */
+export function sqlEngineOf(url: string): SqlEngine | undefined {
+  if (url.startsWith('sqlite:')) return 'sqlite';
+  if (/^postgres(ql)?:\/\//.test(url)) return 'postgres';
+  if (/^(mysql|mariadb):\/\//.test(url)) return 'mysql';
+  return undefined;
+}
+
+/**
+ * The activity log in SQLite (`sqlite:<file>`), PostgreSQL (`postgres://…`) or
+ * MySQL/MariaDB (`mysql://…`), through Kysely. Creates the table when missing.
+ */
+export async function openSqlActivityLogStore(
+  url: string,
+  options: { table?: string } = {},
+): Promise<SqlActivityLogStore> {
+  const engine = sqlEngineOf(url);
+  if (!engine) throw new Error(`not an SQL activity log URL: ${url.replace(/\/\/[^@/]*@/, '//***@')}`);
+  const table = options.table ?? 'activity_log';
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(table)) throw new Error(`invalid table name: ${table}`);
+
+  const db = new Kysely<Database>({ dialect: await dialectFor(engine, url) });
+  try {
+    await sql.raw(`CREATE TABLE IF NOT EXISTS ${table} (${KEY_AND_TIME[engine]}${COLUMNS})`).execute(db);
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+
+  return {
+    engine,
+    table,
+    async write(entries) {
+      if (entries.length === 0) return;
+      const rows = entries.map((entry) => {
+        const row = toStoredActivity(entry);
+        // PostgreSQL and MySQL take a Date for their timestamp columns; SQLite keeps ISO text.
+        return engine === 'sqlite' ? row : { ...row, created_at: entry.createdAt };
+      });
+      await db.insertInto(table).values(rows as Omit<Row, 'id'>[]).execute();
+    },
+    async recent(limit) {
+      const rows = await db.selectFrom(table).selectAll().orderBy('id', 'desc').limit(limit).execute();
+      return rows.map(fromRow);
+    },
+    close: () => db.destroy(),
+  };
+}
+
+async function dialectFor(engine: SqlEngine, url: string): Promise<Dialect> {
+  switch (engine) {
+    case 'sqlite': {
+      const { default: SQLite } = await import('better-sqlite3');
+      const file = url.slice('sqlite:'.length);
+      if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+      const database = new SQLite(file);
+      database.pragma('journal_mode = WAL');
+      database.pragma('busy_timeout = 5000');
+      database.defaultSafeIntegers(true);
+      return new SqliteDialect({ database });
+    }
+    case 'postgres': {
+      const { default: pg } = await import('pg');
+      return new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 4 }) });
+    }
+    case 'mysql': {
+      const { createPool } = await import('mysql2');
+      const uri = url.replace(/^mariadb:/, 'mysql:');
+      // Dates travel as UTC; BIGINTs come back as exact strings.
+      return new MysqlDialect({
+        pool: createPool({ uri, connectionLimit: 4, timezone: 'Z', supportBigNumbers: true, bigNumberStrings: true }),
+      });
+    }
+  }
+}
+
+function fromRow(row: Row): StoredActivity {
+  const text = (value: unknown) => (value === null || value === undefined ? null : String(value as string));
+  const createdAt = row.created_at instanceof Date ? row.created_at.toISOString() : String(row.created_at as string);
+  return {
+    created_at: createdAt,
+    module: String(row.module as string),
+    event_key: String(row.event_key as string),
+    description: String(row.description as string),
+    entity_type: String(row.entity_type as string),
+    entity_id: String(row.entity_id as string),
+    details: text(row.details),
+    user_id: String(row.user_id as string),
+    request_id: text(row.request_id),
+    client_ip: text(row.client_ip),
+    user_agent: text(row.user_agent),
+  };
+}

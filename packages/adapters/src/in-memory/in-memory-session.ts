@@ -1,0 +1,8 @@
+import { toSessionUser, type Session } from '@cotizaciones/core';
+
+/** A session held in memory: `user` is whatever the store would hold under the key `user`. */
+export function inMemorySession(user?: unknown): Session {
+  return {
+    currentUser: () => Promise.resolve(toSessionUser(user)),
+  };
+}

@@ -1,0 +1,62 @@
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
+import got, { RequestError, TimeoutError } from 'got';
+import { UpstreamError, type Upstream } from '@cotizaciones/core';
+import { parseUpstreamBody } from './parse-upstream-body.js';
+
+export interface GotUpstreamOptions {
+  /** e.g. `https://api.example.com`; the request path is appended to it. */
+  readonly baseUrl: string;
+  readonly timeoutMs: number;
+  /** Sockets per upstream host. */
+  readonly maxSockets?: number;
+}
+
+export interface ClosableUpstream extends Upstream {
+  /** Closes the idle keep-alive sockets. */
+  close(): void;
+}
+
+/** The upstream over HTTP with got: one keep-alive agent, a time limit, no retries, no redirects. */
+export function gotUpstream(options: GotUpstreamOptions): ClosableUpstream {
+  const base = options.baseUrl.replace(/\/+$/, '');
+  // Our own agent: idle sockets are dropped before a typical 5 s server idle timeout,
+  // so a POST is not sent on a socket the server is closing (it would not be retried).
+  const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? 256, timeout: 4_000 };
+  const agent = { http: new HttpAgent(agentOptions), https: new HttpsAgent(agentOptions) };
+  const client = got.extend({
+    method: 'POST',
+    agent,
+    timeout: { request: options.timeoutMs },
+    retry: { limit: 0 },
+    throwHttpErrors: false,
+    followRedirect: false,
+    responseType: 'text',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json',
+      'user-agent': 'cotizaciones-service',
+    },
+  });
+
+  return {
+    async post({ path, payload, token }) {
+      try {
+        const response = await client(`${base}${path}`, {
+          body: JSON.stringify(payload),
+          headers: { authorization: `Bearer ${token}` },
+        });
+        return { status: response.statusCode, body: parseUpstreamBody(response.body) };
+      } catch (error) {
+        // got's errors carry the request options (and so the token): keep only the message.
+        if (error instanceof TimeoutError) throw new UpstreamError('timeout', error.message);
+        if (error instanceof RequestError) throw new UpstreamError('connection', `${error.code}: ${error.message}`);
+        throw error;
+      }
+    },
+    close() {
+      agent.http.destroy();
+      agent.https.destroy();
+    },
+  };
+}

@@ -1,0 +1,24 @@
+import type { FormParams } from './form-params.js';
+import type { ActivityLog } from './ports/activity-log.js';
+import type { Session } from './ports/session.js';
+import type { ForwardDeps } from './forward-change.js';
+
+/** What the channel knows about the caller, copied into the audit entry. */
+export interface RequestMeta {
+  readonly requestId?: string | undefined;
+  readonly clientIp?: string | undefined;
+  readonly userAgent?: string | undefined;
+}
+
+/** One call of a use case: the caller's session and the form parameters they sent. */
+export interface ChangeRequest {
+  readonly session: Session;
+  readonly params: FormParams;
+  readonly meta?: RequestMeta;
+}
+
+export interface UseCaseDeps extends ForwardDeps {
+  readonly activityLog: ActivityLog;
+  /** Clock for the audit entry's `created_at`. */
+  readonly now?: () => Date;
+}

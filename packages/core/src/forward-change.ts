@@ -1,0 +1,50 @@
+import type { Outcome } from './outcome.js';
+import { failure } from './reply.js';
+import type { SessionUser } from './ports/session.js';
+import { TokenUnavailableError, type TokenSource } from './ports/token-source.js';
+import { UpstreamError, type Upstream, type UpstreamPayload, type UpstreamReply } from './ports/upstream.js';
+import { replyFromUpstream } from './upstream-reply.js';
+
+export interface ForwardDeps {
+  readonly upstream: Upstream;
+  readonly tokens: TokenSource;
+}
+
+export interface Change {
+  readonly path: string;
+  readonly payload: UpstreamPayload;
+  readonly user: SessionUser;
+  /** The operation's message when the upstream gives none. */
+  readonly defaultMsg: string;
+}
+
+/**
+ * Sends a change to the upstream under the user's token. A POST is never
+ * retried, except once after a 401 when the token source issues a fresh token
+ * (a 401 means the change was not applied).
+ */
+export async function forwardChange(deps: ForwardDeps, change: Change): Promise<Outcome> {
+  const { upstream, tokens } = deps;
+  try {
+    const token = await tokens.token(change.user);
+    let answer = await post(upstream, change, token);
+    if (answer.status === 401 && tokens.refresh) {
+      const fresh = await tokens.refresh(change.user, token);
+      if (fresh !== undefined) answer = await post(upstream, change, fresh);
+    }
+    const reply = replyFromUpstream(answer.body, change.defaultMsg);
+    return { reply, kind: reply.ok ? 'ok' : 'upstream-rejected' };
+  } catch (error) {
+    if (error instanceof TokenUnavailableError) {
+      return { reply: failure(change.defaultMsg), kind: 'token-unavailable', cause: error };
+    }
+    if (error instanceof UpstreamError) {
+      return { reply: failure(change.defaultMsg), kind: 'upstream-failed', cause: error };
+    }
+    throw error;
+  }
+}
+
+function post(upstream: Upstream, change: Change, token: string): Promise<UpstreamReply> {
+  return upstream.post({ path: change.path, payload: change.payload, token });
+}

@@ -1,0 +1,28 @@
+export { updateQuotationField, UPDATE_QUOTATION_PATH } from './update-quotation-field.js';
+export { updateQuotationItem, UPDATE_ITEM_PATH } from './update-quotation-item.js';
+export type { ChangeRequest, RequestMeta, UseCaseDeps } from './change-request.js';
+export type { Outcome, OutcomeKind } from './outcome.js';
+export { MESSAGES, type Reply } from './reply.js';
+export { replyFromUpstream } from './upstream-reply.js';
+export { phpIntCast } from './php-int.js';
+export { phpFormParams, STRUCTURED, type FormParams, type FormValue } from './form-params.js';
+export { MODULE } from './audit.js';
+export {
+  checkSession,
+  newSessionRecord,
+  toSessionUser,
+  type SessionCheck,
+  type SessionPolicy,
+  type SessionRecord,
+} from './session-control.js';
+export { SessionUnavailableError, type Session, type SessionUser } from './ports/session.js';
+export {
+  UpstreamError,
+  type Upstream,
+  type UpstreamErrorKind,
+  type UpstreamPayload,
+  type UpstreamReply,
+  type UpstreamRequest,
+} from './ports/upstream.js';
+export { TokenUnavailableError, type TokenSource } from './ports/token-source.js';
+export type { ActivityEntry, ActivityLog } from './ports/activity-log.js';
