@@ -1,0 +1,68 @@
+import { once } from 'node:events';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ReceivedRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: string;
+  /** The client's port: one per connection. */
+  readonly remotePort: number | undefined;
+}
+
+/** How the stub answers one request. */
+export type StubAnswer =
+  | { readonly status?: number; readonly json: unknown }
+  | { readonly status?: number; readonly contentType?: string; readonly text: string | Buffer }
+  /** Closes the socket without answering. */
+  | { readonly drop: true }
+  /** Never answers. */
+  | { readonly hang: true };
+
+export interface StubUpstreamServer {
+  readonly url: string;
+  readonly received: ReceivedRequest[];
+  /** Sets the answer for the following requests (default `{"ok":true}`). */
+  answer(next: StubAnswer | ((request: ReceivedRequest) => StubAnswer)): void;
+  close(): Promise<void>;
+}
+
+/** A real HTTP server on loopback that records what it receives and answers as scripted. */
+export async function startStubUpstream(): Promise<StubUpstreamServer> {
+  const received: ReceivedRequest[] = [];
+  let script: (request: ReceivedRequest) => StubAnswer = () => ({ json: { ok: true } });
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const request = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), remotePort: req.socket.remotePort };
+      received.push(request);
+      const answer = script(request);
+      if ('drop' in answer) {
+        req.socket.destroy();
+      } else if ('hang' in answer) {
+        // Left open until the client gives up or the server closes.
+      } else if ('json' in answer) {
+        res.writeHead(answer.status ?? 200, { 'content-type': 'application/json' }).end(JSON.stringify(answer.json));
+      } else {
+        res.writeHead(answer.status ?? 200, { 'content-type': answer.contentType ?? 'text/plain' }).end(answer.text);
+      }
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    received,
+    answer(next) {
+      script = typeof next === 'function' ? next : () => next;
+    },
+    async close() {
+      server.closeAllConnections();
+      server.close();
+      await once(server, 'close');
+    },
+  };
+}

@@ -1,0 +1,95 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  bufferedActivityLog,
+  inMemoryActivityLog,
+  inMemoryActivityLogStore,
+  openSqlActivityLogStore,
+  toStoredActivity,
+} from '../src/index.js';
+import { sampleEntry, serviceUrls, testActivityLog } from '../src/testing/index.js';
+import { dropTable } from './drop-table.js';
+
+const urls = serviceUrls();
+
+testActivityLog('in-memory', () => {
+  const log = inMemoryActivityLog();
+  return Promise.resolve({
+    log,
+    stored: () => Promise.resolve(log.entries.map(toStoredActivity)),
+    close: () => Promise.resolve(),
+  });
+});
+
+testActivityLog('buffered, in-memory store', () => {
+  const store = inMemoryActivityLogStore();
+  const log = bufferedActivityLog(store);
+  return Promise.resolve({
+    log,
+    stored: async () => (await store.recent(1_000_000)).reverse(),
+    close: () => log.close(),
+  });
+});
+
+const sqlTargets: Array<[string, () => string | undefined]> = [
+  ['SQLite', () => `sqlite:${join(mkdtempSync(join(tmpdir(), 'activity-')), 'log.db')}`],
+  ['PostgreSQL', () => urls.postgres],
+  ['MySQL/MariaDB', () => urls.mysql],
+];
+
+for (const [name, url] of sqlTargets) {
+  const target = url();
+  if (!target) continue;
+  testActivityLog(`buffered, ${name}`, async () => {
+    const table = `activity_log_t${randomBytes(4).toString('hex')}`;
+    const store = await openSqlActivityLogStore(target, { table });
+    const log = bufferedActivityLog(store);
+    return {
+      log,
+      stored: async () => (await store.recent(1_000_000)).reverse(),
+      close: async () => {
+        await log.flush();
+        await dropTable(target, table);
+        await log.close();
+        if (target.startsWith('sqlite:')) rmSync(target.slice('sqlite:'.length), { force: true });
+      },
+    };
+  });
+
+  describe(`SQL activity log store: ${name}`, () => {
+    it('creates the activity_log table with the contract columns when missing, and opens an existing one', async () => {
+      const table = `activity_log_t${randomBytes(4).toString('hex')}`;
+      const first = await openSqlActivityLogStore(target, { table });
+      await first.write([sampleEntry()]);
+      await first.close();
+      const second = await openSqlActivityLogStore(target, { table });
+      await second.write([sampleEntry({ entityId: 13n })]);
+      const rows = await second.recent(10);
+      expect(rows.map((row) => row.entity_id)).toEqual(['13', '12']);
+      expect(Object.keys(rows[0] ?? {}).sort()).toEqual(
+        ['client_ip', 'created_at', 'description', 'details', 'entity_id', 'entity_type', 'event_key', 'module', 'request_id', 'user_agent', 'user_id'],
+      );
+      await second.close();
+      await dropTable(target, table);
+    });
+
+    it('uses the table named activity_log by default', async () => {
+      const store = await openSqlActivityLogStore(target);
+      expect(store.table).toBe('activity_log');
+      await store.close();
+    });
+  });
+}
+
+describe('SQL activity log store', () => {
+  it('refuses an unsafe table name', async () => {
+    await expect(openSqlActivityLogStore('sqlite::memory:', { table: 'x; DROP TABLE y' })).rejects.toThrow(/invalid table name/);
+  });
+
+  it('refuses a URL of no known engine, without echoing its password', async () => {
+    await expect(openSqlActivityLogStore('oracle://user:secret@host/db')).rejects.toThrow(/^((?!secret).)*$/);
+  });
+});

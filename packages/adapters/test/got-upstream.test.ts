@@ -1,0 +1,54 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { UpstreamError } from '@cotizaciones/core';
+import { gotUpstream, type ClosableUpstream } from '../src/index.js';
+import { startStubUpstream, type StubUpstreamServer } from '../src/testing/index.js';
+
+describe('got upstream over HTTP', () => {
+  let stub: StubUpstreamServer;
+  let upstream: ClosableUpstream;
+  beforeEach(async () => {
+    stub = await startStubUpstream();
+    upstream = gotUpstream({ baseUrl: `${stub.url}/base/`, timeoutMs: 1000 });
+  });
+  afterEach(async () => {
+    upstream.close();
+    await stub.close();
+  });
+
+  it('POSTs JSON with the contract headers, below the base URL path', async () => {
+    await upstream.post({ path: '/api/cotizaciones/items/update', payload: { id: 0, delete: 1 }, token: 'abc' });
+    const [request] = stub.received;
+    expect(request?.method).toBe('POST');
+    expect(request?.path).toBe('/base/api/cotizaciones/items/update');
+    expect(request?.headers['content-type']).toBe('application/json');
+    expect(request?.headers.accept).toBe('application/json');
+    expect(request?.headers.authorization).toBe('Bearer abc');
+    expect(request?.body).toBe('{"id":0,"delete":1}');
+  });
+
+  it('does not follow redirects', async () => {
+    stub.answer({ status: 302, text: '', contentType: 'text/html' });
+    await expect(upstream.post({ path: '/x', payload: {}, token: 't' })).rejects.toBeInstanceOf(UpstreamError);
+    expect(stub.received).toHaveLength(1);
+  });
+
+  it('decodes invalid UTF-8 in a JSON body as U+FFFD', async () => {
+    stub.answer({ text: Buffer.from([0x7b, 0x22, 0x6d, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]), contentType: 'application/json' });
+    await expect(upstream.post({ path: '/x', payload: {}, token: 't' })).resolves.toEqual({ status: 200, body: { m: '\uFFFD' } });
+  });
+
+  it('reuses one keep-alive connection for sequential calls', async () => {
+    for (let i = 0; i < 5; i += 1) await upstream.post({ path: '/x', payload: {}, token: 't' });
+    const ports = new Set(stub.received.map((request) => request.remotePort));
+    expect(stub.received).toHaveLength(5);
+    expect(ports.size).toBe(1);
+  });
+
+  it('fails with connection when nothing listens', async () => {
+    const closed = gotUpstream({ baseUrl: 'http://127.0.0.1:1', timeoutMs: 1000 });
+    await expect(closed.post({ path: '/x', payload: {}, token: 't' })).rejects.toSatisfy(
+      (error) => error instanceof UpstreamError && error.kind === 'connection',
+    );
+    closed.close();
+  });
+});

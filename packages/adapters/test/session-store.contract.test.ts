@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { SessionUnavailableError } from '@cotizaciones/core';
+import { inMemorySessionStore, redisSessionStore } from '../src/index.js';
+import { serviceUrls, testSessionStore } from '../src/testing/index.js';
+
+const urls = serviceUrls();
+
+testSessionStore('in-memory', () => Promise.resolve({ store: inMemorySessionStore(), close: () => Promise.resolve() }));
+
+if (urls.redis) {
+  const url = urls.redis;
+  testSessionStore('Redis', async () => {
+    const store = redisSessionStore({ url, prefix: 'test:sess:' });
+    await store.ready(2_000);
+    return { store, close: () => store.close() };
+  });
+
+  describe('Redis session store', () => {
+    it('keeps keys under its prefix with a TTL equal to maxAge', async () => {
+      const store = redisSessionStore({ url, prefix: 'test:prefix:' });
+      await store.ready(2_000);
+      await store.set('abc', { user: { id: '1' } }, 60_000, { rolling: false, changed: true });
+      const { Redis } = await import('ioredis');
+      const raw = new Redis(url);
+      const ttl = await raw.pttl('test:prefix:abc');
+      expect(ttl).toBeGreaterThan(59_000);
+      expect(ttl).toBeLessThanOrEqual(60_000);
+      await raw.quit();
+      await store.destroy('abc', {});
+      await store.close();
+    });
+  });
+}
+
+describe('Redis session store, unreachable', () => {
+  it('fails at once with SessionUnavailableError instead of queueing', async () => {
+    const store = redisSessionStore({ url: 'redis://127.0.0.1:1', commandTimeoutMs: 500 });
+    const started = Date.now();
+    await expect(store.get('k', 1000, { rolling: false })).rejects.toBeInstanceOf(SessionUnavailableError);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    await store.close();
+  });
+});

@@ -1,0 +1,46 @@
+import { gotUpstream, inMemoryUpstream } from '../src/index.js';
+import { startStubUpstream, testUpstream, type UpstreamScenario } from '../src/testing/index.js';
+
+const timeoutMs = 300;
+
+testUpstream('in-memory', () => {
+  let scenario: UpstreamScenario = { json: { ok: true } };
+  const upstream = inMemoryUpstream({
+    timeoutMs,
+    respond: () => {
+      const current = scenario;
+      if ('drop' in current) throw new Error('dropped');
+      if ('hang' in current) return new Promise(() => undefined);
+      return current;
+    },
+  });
+  return Promise.resolve({
+    upstream,
+    timeoutMs,
+    answer: (next) => {
+      scenario = next;
+    },
+    delivered: () => upstream.calls.map(({ path, payload, token }) => ({ path, payload, token })),
+    close: () => Promise.resolve(),
+  });
+});
+
+testUpstream('got over HTTP', async () => {
+  const stub = await startStubUpstream();
+  const upstream = gotUpstream({ baseUrl: stub.url, timeoutMs });
+  return {
+    upstream,
+    timeoutMs,
+    answer: (next) => stub.answer(next),
+    delivered: () =>
+      stub.received.map((request) => ({
+        path: request.path,
+        payload: JSON.parse(request.body) as unknown,
+        token: (request.headers.authorization ?? '').replace(/^Bearer /, ''),
+      })),
+    close: async () => {
+      upstream.close();
+      await stub.close();
+    },
+  };
+});
