@@ -7,6 +7,7 @@ import {
   staticTokenSource,
   type BufferedActivityLog,
   type ActivityLogProblem,
+  type ReadableActivityLogStore,
 } from '@cotizaciones/adapters';
 import { createApp } from './app.js';
 import type { Config } from './config.js';
@@ -16,6 +17,7 @@ import type { ServerLog } from './server-log.js';
 export interface Service {
   readonly app: Koa;
   readonly activityLog: BufferedActivityLog;
+  readonly activityStore: ReadableActivityLogStore;
   /** Which adapter backs each port, for the start-up line. */
   readonly adapters: Record<string, string>;
   /** Writes pending activity entries (within `timeoutMs`) and closes every connection. */
@@ -69,6 +71,7 @@ export async function compose(config: Config, log: ServerLog): Promise<Service> 
   return {
     app,
     activityLog: activity.log,
+    activityStore: activity.store,
     adapters: {
       upstream: demo ? 'demo (built in)' : `got → ${config.upstreamBaseUrl}`,
       activityLog: activity.engine,

@@ -50,13 +50,20 @@ function model(ctx: Context): KoaSessionModel | null {
   return (ctx as unknown as { session: KoaSessionModel | null }).session;
 }
 
+/** Ends the session; it is removed (cookie cleared, store entry deleted) at the next commit. */
+function endSession(ctx: Context, session: KoaSessionModel | null): void {
+  // koa-session reads `null` as "removed"; keep the model so the removal can still be committed.
+  ctx.state.endedSession = session;
+  (ctx as unknown as { session: null }).session = null;
+}
+
 /** The Session port over koa-session: applies the idle timeout and absolute lifetime. */
 export function koaSession(ctx: Context, policy: SessionPolicy, now: () => number = Date.now): Session {
   return {
     currentUser() {
       const session = model(ctx);
       const check = checkSession(session, now(), policy);
-      if (check.expired) (ctx as unknown as { session: null }).session = null;
+      if (check.expired) endSession(ctx, session);
       else if (check.touch && session) session.seenAt = now();
       ctx.state.userId = check.user?.id;
       return Promise.resolve(check.user);
@@ -66,7 +73,8 @@ export function koaSession(ctx: Context, policy: SessionPolicy, now: () => numbe
 
 /** Writes the session back (the cookie, or the external store). */
 export async function commitSession(ctx: Context): Promise<void> {
-  await model(ctx)?.manuallyCommit();
+  const session = (ctx.state.endedSession as KoaSessionModel | undefined) ?? model(ctx);
+  await session?.manuallyCommit();
 }
 
 /** Signs `user` in under a fresh session id (no fixation), recording when. */
@@ -78,6 +86,6 @@ export async function signIn(ctx: Context, record: Required<SessionRecord>): Pro
 }
 
 export async function signOut(ctx: Context): Promise<void> {
-  (ctx as unknown as { session: null }).session = null;
+  endSession(ctx, model(ctx));
   await commitSession(ctx);
 }

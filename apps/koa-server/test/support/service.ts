@@ -1,0 +1,111 @@
+import { once } from 'node:events';
+import { mkdtempSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import type Koa from 'koa';
+import { startStubUpstream, type StubUpstreamServer } from '@cotizaciones/adapters/testing';
+import type { StoredActivity } from '@cotizaciones/adapters';
+import { compose, type Service } from '../../src/compose.js';
+import { loadConfig } from '../../src/config.js';
+import { createServerLog } from '../../src/server-log.js';
+
+export const TOKEN = 'upstream-SECRET-token-1234567890';
+export const SESSION_KEY = 'session-key-SECRET-0123456789abcdef';
+export const FIELD_PATH = '/cotizaciones/api/update_cotizacion_api.php';
+export const ITEM_PATH = '/cotizaciones/api/update_cot_item.php';
+
+/** Collects the server log's JSON lines. */
+export function captureLog() {
+  const stream = new PassThrough();
+  const lines: Array<Record<string, unknown>> = [];
+  let raw = '';
+  stream.on('data', (chunk: Buffer) => {
+    raw += chunk.toString();
+    let newline: number;
+    while ((newline = raw.indexOf('\n')) >= 0) {
+      lines.push(JSON.parse(raw.slice(0, newline)) as Record<string, unknown>);
+      raw = raw.slice(newline + 1);
+    }
+  });
+  return { log: createServerLog('debug', stream), lines, text: () => lines.map((line) => JSON.stringify(line)).join('\n') };
+}
+
+export async function listen(app: Koa): Promise<{ server: Server; url: string }> {
+  const server = createServer(app.callback());
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+export interface TestService {
+  readonly url: string;
+  readonly stub: StubUpstreamServer;
+  readonly service: Service;
+  readonly logs: ReturnType<typeof captureLog>;
+  /** Signs in through /dev/login and returns the Cookie header for later requests. */
+  signIn(id?: string): Promise<string>;
+  post(path: string, body?: RequestInit['body'], init?: { cookie?: string; headers?: Record<string, string> }): Promise<Response>;
+  /** Activity-log rows once every pending entry is written, oldest first. */
+  rows(): Promise<StoredActivity[]>;
+  close(): Promise<void>;
+}
+
+/** The real service (compose + Koa) on an ephemeral port, a stub upstream over HTTP, a SQLite log in a temp dir. */
+export async function startService(env: Record<string, string> = {}): Promise<TestService> {
+  const stub = await startStubUpstream();
+  const dir = mkdtempSync(join(tmpdir(), 'koa-server-'));
+  const config = loadConfig({
+    UPSTREAM_BASE_URL: stub.url,
+    UPSTREAM_TOKEN: TOKEN,
+    UPSTREAM_TIMEOUT_MS: '400',
+    ACTIVITY_LOG_URL: `sqlite:${join(dir, 'activity.db')}`,
+    SESSION_KEYS: SESSION_KEY,
+    DEV_LOGIN: '1',
+    ...env,
+  });
+  const logs = captureLog();
+  const service = await compose(config, logs.log);
+  const { server, url } = await listen(service.app);
+  const base = `${url}${config.basePath}`;
+  return {
+    url,
+    stub,
+    service,
+    logs,
+    async signIn(id = '7') {
+      const response = await fetch(`${url}/dev/login`, { method: 'POST', body: new URLSearchParams({ id, name: 'Ana' }) });
+      return cookieHeader(response);
+    },
+    post(path, body, init = {}) {
+      return fetch(`${base}${path}`, {
+        method: 'POST',
+        ...(body === undefined ? {} : { body }),
+        headers: { ...(init.cookie ? { cookie: init.cookie } : {}), ...init.headers },
+      });
+    },
+    async rows() {
+      await service.activityLog.flush();
+      return (await service.activityStore.recent(1000)).reverse();
+    },
+    async close() {
+      server.closeAllConnections();
+      server.close();
+      await service.close(1000);
+      await stub.close();
+    },
+  };
+}
+
+/** The cookies a response sets, as a Cookie request header. */
+export function cookieHeader(response: Response): string {
+  return response.headers
+    .getSetCookie()
+    .map((cookie) => cookie.split(';')[0])
+    .join('; ');
+}
+
+export const form = (pairs: Record<string, string> | Array<[string, string]>) => new URLSearchParams(pairs);
+export const urlencoded = (body: string) => ({ body, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
