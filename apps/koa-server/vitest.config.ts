@@ -1,3 +1,11 @@
 import { defineConfig } from 'vitest/config';
 
-export default defineConfig({ test: { include: ['test/**/*.test.ts'] } });
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    // Servers, databases and child processes: one file at a time on a 2-core machine.
+    fileParallelism: false,
+    testTimeout: 20_000,
+    hookTimeout: 20_000,
+  },
+});

@@ -44,7 +44,7 @@ export async function compose(config: Config, log: ServerLog): Promise<Service> 
         })
       : undefined;
   if (sessionStore) {
-    await sessionStore.ready(5_000).catch((error: unknown) => log.error({ err: error }, 'Redis is not reachable yet; answering 503 until it is'));
+    await sessionStore.ready(2_000).catch((error: unknown) => log.error({ err: error }, 'Redis is not reachable yet; answering 503 until it is'));
   }
 
   const deps = { upstream, tokens, activityLog: activity.log };

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtempSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -45,6 +46,8 @@ export interface TestService {
   readonly stub: StubUpstreamServer;
   readonly service: Service;
   readonly logs: ReturnType<typeof captureLog>;
+  /** The SQLite file of the activity log. */
+  readonly dbFile: string;
   /** Signs in through /dev/login and returns the Cookie header for later requests. */
   signIn(id?: string): Promise<string>;
   post(path: string, body?: RequestInit['body'], init?: { cookie?: string; headers?: Record<string, string> }): Promise<Response>;
@@ -57,11 +60,12 @@ export interface TestService {
 export async function startService(env: Record<string, string> = {}): Promise<TestService> {
   const stub = await startStubUpstream();
   const dir = mkdtempSync(join(tmpdir(), 'koa-server-'));
+  const dbFile = join(dir, 'activity.db');
   const config = loadConfig({
     UPSTREAM_BASE_URL: stub.url,
     UPSTREAM_TOKEN: TOKEN,
     UPSTREAM_TIMEOUT_MS: '400',
-    ACTIVITY_LOG_URL: `sqlite:${join(dir, 'activity.db')}`,
+    ACTIVITY_LOG_URL: `sqlite:${dbFile}`,
     SESSION_KEYS: SESSION_KEY,
     DEV_LOGIN: '1',
     ...env,
@@ -75,6 +79,7 @@ export async function startService(env: Record<string, string> = {}): Promise<Te
     stub,
     service,
     logs,
+    dbFile,
     async signIn(id = '7') {
       const response = await fetch(`${url}/dev/login`, { method: 'POST', body: new URLSearchParams({ id, name: 'Ana' }) });
       return cookieHeader(response);
@@ -109,3 +114,9 @@ export function cookieHeader(response: Response): string {
 
 export const form = (pairs: Record<string, string> | Array<[string, string]>) => new URLSearchParams(pairs);
 export const urlencoded = (body: string) => ({ body, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+
+/** A `name=value; name.sig=…` Cookie header signed as koa-session (keygrip, HMAC-SHA1) signs it. */
+export function signedCookie(name: string, value: string, key: string): string {
+  const sig = createHmac('sha1', key).update(`${name}=${value}`).digest('base64url');
+  return `${name}=${value}; ${name}.sig=${sig}`;
+}

@@ -1,0 +1,172 @@
+import { readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectAnswer, expectContractHeaders } from './support/contract-headers.js';
+import { startApp } from './support/app.js';
+import { FIELD_PATH, ITEM_PATH, SESSION_KEY, form, signedCookie, startService, urlencoded, type TestService } from './support/service.js';
+
+const PATHS = [FIELD_PATH, ITEM_PATH];
+
+describe('requests refused at the protocol level', () => {
+  let svc: TestService;
+  let cookie: string;
+  beforeAll(async () => {
+    svc = await startService({ BODY_LIMIT_BYTES: String(64 * 1024) });
+    cookie = await svc.signIn();
+  });
+  afterAll(() => svc.close());
+
+  describe.each(PATHS)('%s', (path) => {
+    it.each(['GET', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'])('%s → 405 with Allow: POST', async (method) => {
+      const response = await fetch(`${svc.url}${path}`, { method, headers: { cookie } });
+      expect(response.headers.get('allow')).toBe('POST');
+      await expectAnswer(response, 405, '{"ok":false,"msg":"Método no permitido."}');
+    });
+
+    it('HEAD → 405 with Allow: POST and the contract headers', async () => {
+      const response = await fetch(`${svc.url}${path}`, { method: 'HEAD' });
+      expect(response.status).toBe(405);
+      expect(response.headers.get('allow')).toBe('POST');
+      expectContractHeaders(response);
+    });
+
+    it('a body over the limit → 413', async () => {
+      const before = svc.stub.received.length;
+      await expectAnswer(await svc.post(path, form({ id: '1', value: 'x'.repeat(65 * 1024) }), { cookie }), 413, '{"ok":false,"msg":"Solicitud demasiado grande."}');
+      expect(svc.stub.received).toHaveLength(before);
+    });
+
+    it('more than 1000 urlencoded parameters → 413; exactly 1000 is fine', async () => {
+      const many = (n: number) => Array.from({ length: n }, (_, i) => `p${i}=1`).join('&');
+      await expectAnswer(await svc.post(path, many(1001), { cookie, headers: urlencoded('').headers }), 413, '{"ok":false,"msg":"Solicitud demasiado grande."}');
+      await expectAnswer(await svc.post(path, many(1000), { cookie, headers: urlencoded('').headers }), 200, '{"ok":true}');
+    });
+
+    it('more than 1000 multipart parameters → 413', async () => {
+      const data = new FormData();
+      for (let i = 0; i < 1001; i += 1) data.append(`p${i}`, '1');
+      await expectAnswer(await svc.post(path, data, { cookie }), 413, '{"ok":false,"msg":"Solicitud demasiado grande."}');
+    });
+
+    it('a multipart body over the limit → 413, even in a file part', async () => {
+      const data = new FormData();
+      data.append('id', '1');
+      data.append('file', new Blob([Buffer.alloc(100 * 1024, 1)]), 'big.bin');
+      await expectAnswer(await svc.post(path, data, { cookie }), 413, '{"ok":false,"msg":"Solicitud demasiado grande."}');
+    });
+
+    it('malformed multipart → 400', async () => {
+      await expectAnswer(
+        await svc.post(path, 'garbage', { cookie, headers: { 'content-type': 'multipart/form-data; boundary=zz' } }),
+        400,
+        '{"ok":false,"msg":"Solicitud inválida."}',
+      );
+    });
+  });
+
+  it('writes no uploaded file to disk', async () => {
+    const before = new Set(readdirSync(tmpdir()));
+    const data = new FormData();
+    data.append('id', '1');
+    data.append('file', new Blob([Buffer.alloc(10 * 1024, 7)]), 'upload.bin');
+    await expectAnswer(await svc.post(FIELD_PATH, data, { cookie }), 200, '{"ok":true}');
+    const added = readdirSync(tmpdir()).filter((name) => !before.has(name));
+    expect(added).toEqual([]);
+  });
+
+  it('no log entry follows a refused request', async () => {
+    const before = (await svc.rows()).length;
+    await svc.post(FIELD_PATH, form({ id: '1', value: 'x'.repeat(65 * 1024) }), { cookie });
+    await fetch(`${svc.url}${FIELD_PATH}?id=1`, { headers: { cookie } });
+    expect(await svc.rows()).toHaveLength(before);
+  });
+
+  it('answers /healthz', async () => {
+    await expectAnswer(await fetch(`${svc.url}/healthz`), 200, '{"ok":true}');
+  });
+
+  it('answers an unknown path with 404', async () => {
+    const response = await fetch(`${svc.url}/cotizaciones/api/otra.php`, { method: 'POST' });
+    expect(response.status).toBe(404);
+  });
+});
+
+describe('unexpected errors', () => {
+  it('answer 500 "Error interno." with the contract headers, no stack, and the cause in the server log', async () => {
+    const app = await startApp({}, {
+      updateQuotationField: () => Promise.reject(new Error('kaboom at line 12')),
+    });
+    const cookie = await app.signIn();
+    const response = await fetch(`${app.url}${FIELD_PATH}`, { method: 'POST', body: form({ id: '1' }), headers: { cookie } });
+    await expectAnswer(response, 500, '{"ok":false,"msg":"Error interno."}');
+    expect(app.logs.text()).toContain('kaboom at line 12');
+    app.close();
+  });
+});
+
+describe('BASE_PATH', () => {
+  it('serves the endpoints below the prefix only', async () => {
+    const svc = await startService({ BASE_PATH: '/sistema' });
+    const cookie = await svc.signIn();
+    await expectAnswer(await svc.post(FIELD_PATH, form({ id: '1' }), { cookie }), 200, '{"ok":true}');
+    const bare = await fetch(`${svc.url}${FIELD_PATH}`, { method: 'POST', body: form({ id: '1' }), headers: { cookie } });
+    expect(bare.status).toBe(404);
+    await svc.close();
+  });
+});
+
+describe('session control', () => {
+  it('treats a session idle for longer than the idle timeout as absent', async () => {
+    const app = await startApp({ sessionPolicy: { idleMs: 150, maxMs: 60_000 } });
+    const cookie = await app.signIn();
+    await expectAnswer(await fetch(`${app.url}${FIELD_PATH}`, { method: 'POST', body: form({ id: '1' }), headers: { cookie } }), 200, '{"ok":true}');
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    await expectAnswer(await fetch(`${app.url}${FIELD_PATH}`, { method: 'POST', body: form({ id: '1' }), headers: { cookie } }), 200, '{"ok":false,"msg":"No autenticado"}');
+    expect(app.upstream.calls).toHaveLength(1);
+    app.close();
+  });
+
+  it('keeps an active session alive past the idle timeout, and ends it at the absolute lifetime', async () => {
+    const app = await startApp({ sessionPolicy: { idleMs: 300, maxMs: 700 } });
+    let cookie = await app.signIn();
+    const post = async () => {
+      const response = await fetch(`${app.url}${FIELD_PATH}`, { method: 'POST', body: form({ id: '1' }), headers: { cookie } });
+      const updated = response.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+      if (updated) cookie = updated;
+      return response.text();
+    };
+    for (let i = 0; i < 4; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 160));
+      expect(await post()).toBe('{"ok":true}');
+    }
+    await new Promise((resolve) => setTimeout(resolve, 160));
+    expect(await post()).toBe('{"ok":false,"msg":"No autenticado"}');
+    app.close();
+  });
+
+  it('verifies cookies signed with any key in SESSION_KEYS, and signs with the first', async () => {
+    const oldKey = 'old-key-0123456789abcdef';
+    const before = await startApp({ sessionKeys: [oldKey] });
+    const cookie = await before.signIn();
+    before.close();
+    const rotated = await startApp({ sessionKeys: [SESSION_KEY, oldKey] });
+    await expectAnswer(await fetch(`${rotated.url}${FIELD_PATH}`, { method: 'POST', body: form({ id: '1' }), headers: { cookie } }), 200, '{"ok":true}');
+    const fresh = await rotated.signIn();
+    const value = /cotizaciones\.sid=([^;]+)/.exec(fresh)?.[1] ?? '';
+    expect(fresh).toBe(signedCookie('cotizaciones.sid', value, SESSION_KEY));
+    rotated.close();
+    const dropped = await startApp({ sessionKeys: [SESSION_KEY] });
+    await expectAnswer(await fetch(`${dropped.url}${FIELD_PATH}`, { method: 'POST', body: form({ id: '1' }), headers: { cookie } }), 200, '{"ok":false,"msg":"No autenticado"}');
+    dropped.close();
+  });
+
+  it('marks cookies Secure in production (behind a TLS proxy)', async () => {
+    const app = await startApp({ secureCookies: true, trustProxy: true });
+    const response = await fetch(`${app.url}/dev/login`, { method: 'POST', body: form({ id: '1' }), headers: { 'x-forwarded-proto': 'https' } });
+    const [sid] = response.headers.getSetCookie().filter((c) => c.startsWith('cotizaciones.sid='));
+    expect(sid).toMatch(/; secure/i);
+    expect(sid).toMatch(/; httponly/i);
+    expect(sid).toMatch(/; samesite=lax/i);
+    app.close();
+  });
+});

@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { openSqlActivityLogStore } from '@cotizaciones/adapters';
+import { serviceUrls } from '@cotizaciones/adapters/testing';
+import { expectAnswer } from './support/contract-headers.js';
+import { FIELD_PATH, ITEM_PATH, SESSION_KEY, TOKEN, form, signedCookie, startService } from './support/service.js';
+
+const urls = serviceUrls();
+
+describe('a failing activity-log store', () => {
+  it('changes no response, is reported in the server log, and loses no entry once it is back', async () => {
+    const svc = await startService();
+    const cookie = await svc.signIn();
+    // Break the store under the running service: its table disappears.
+    const { default: SQLite } = await import('better-sqlite3');
+    const dbFile = svc.dbFile;
+    const db = new SQLite(dbFile);
+    db.exec('DROP TABLE activity_log');
+    const started = performance.now();
+    await expectAnswer(await svc.post(FIELD_PATH, form({ id: '21', field: 'a' }), { cookie }), 200, '{"ok":true}');
+    await expectAnswer(await svc.post(ITEM_PATH, form({ id: '22', delete: '' }), { cookie }), 200, '{"ok":true}');
+    expect(performance.now() - started).toBeLessThan(2_000);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(svc.logs.lines.some((line) => line.msg === 'activity log write failed; will retry')).toBe(true);
+    // The store comes back: the table is there again.
+    const reopened = await openSqlActivityLogStore(`sqlite:${dbFile}`);
+    await reopened.close();
+    db.close();
+    const rows = await svc.rows();
+    expect(rows.map((row) => row.entity_id)).toEqual(['21', '22']);
+    expect(svc.service.activityLog.stats()).toMatchObject({ written: 2, dropped: 0 });
+    await svc.close();
+  });
+});
+
+describe('secrets', () => {
+  it('never show the upstream token or the session key in responses, log rows or server log lines', async () => {
+    const svc = await startService();
+    const cookie = await svc.signIn();
+    const seen: string[] = [];
+    const answers = [{ json: { ok: true } }, { json: { ok: false, error: { message: 'x' } } }, { drop: true as const }, { text: '<html>' }];
+    for (const answer of answers) {
+      svc.stub.answer(answer);
+      for (const path of [FIELD_PATH, ITEM_PATH]) {
+        const response = await svc.post(path, form({ id: '5', field: 'f', value: 'v' }), { cookie });
+        seen.push(JSON.stringify([...response.headers]), await response.text());
+      }
+    }
+    const rows = JSON.stringify(await svc.rows());
+    const logText = svc.logs.text();
+    expect(svc.stub.received.length).toBeGreaterThan(0);
+    for (const text of [...seen, rows, logText]) {
+      expect(text).not.toContain(TOKEN);
+      expect(text).not.toContain(SESSION_KEY);
+    }
+    await svc.close();
+  });
+});
+
+describe('sessions in Redis', () => {
+  it('answers 503 "Servicio no disponible." while Redis is unreachable, without calling the upstream', async () => {
+    const svc = await startService({ SESSION_STORE: 'redis', REDIS_URL: 'redis://127.0.0.1:1' });
+    const cookie = signedCookie('cotizaciones.sid', 'some-session-id', SESSION_KEY);
+    for (const path of [FIELD_PATH, ITEM_PATH]) {
+      await expectAnswer(await svc.post(path, form({ id: '5' }), { cookie }), 503, '{"ok":false,"msg":"Servicio no disponible."}');
+    }
+    // Without a (validly signed) session cookie there is nobody to look up: not signed in.
+    await expectAnswer(await svc.post(ITEM_PATH, form({ id: '5' })), 200, '{"ok":false,"msg":"No autenticado"}');
+    expect(svc.stub.received).toHaveLength(0);
+    await svc.close();
+  });
+
+  it.skipIf(!urls.redis)('shares sessions between two instances, and a sign-out ends them everywhere', async () => {
+    const env = { SESSION_STORE: 'redis', REDIS_URL: urls.redis ?? '' };
+    const one = await startService(env);
+    const two = await startService(env);
+    const cookie = await one.signIn('77');
+    await expectAnswer(await two.post(FIELD_PATH, form({ id: '5', field: 'x' }), { cookie }), 200, '{"ok":true}');
+    expect((await two.rows()).map((row) => row.user_id)).toEqual(['77']);
+    await fetch(`${one.url}/dev/logout`, { method: 'POST', headers: { cookie } });
+    // The same (still validly signed) cookie is refused: the session is gone from Redis.
+    await expectAnswer(await two.post(FIELD_PATH, form({ id: '5' }), { cookie }), 200, '{"ok":false,"msg":"No autenticado"}');
+    await one.close();
+    await two.close();
+  });
+});

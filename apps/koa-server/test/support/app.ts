@@ -1,0 +1,48 @@
+import { updateQuotationField, updateQuotationItem, type ActivityLog } from '@cotizaciones/core';
+import { inMemoryActivityLog, inMemoryActivityLogStore, inMemoryUpstream, staticTokenSource } from '@cotizaciones/adapters';
+import { createApp, type AppDeps, type AppOptions } from '../../src/app.js';
+import { captureLog, cookieHeader, listen, SESSION_KEY } from './service.js';
+
+export const DEFAULT_OPTIONS: AppOptions = {
+  basePath: '',
+  bodyLimitBytes: 1024 * 1024,
+  maxParams: 1000,
+  sessionKeys: [SESSION_KEY],
+  sessionPolicy: { idleMs: 30 * 60_000, maxMs: 8 * 3_600_000 },
+  secureCookies: false,
+  trustProxy: false,
+  devLogin: true,
+};
+
+/** createApp on in-memory adapters, for what the composed service cannot easily be made to do. */
+export async function startApp(options: Partial<AppOptions> = {}, deps: Partial<AppDeps> & { activityLog?: ActivityLog } = {}) {
+  const upstream = inMemoryUpstream();
+  const activityLog = deps.activityLog ?? inMemoryActivityLog();
+  const useCaseDeps = { upstream, tokens: staticTokenSource('tok'), activityLog };
+  const logs = captureLog();
+  const app = createApp(
+    { ...DEFAULT_OPTIONS, ...options },
+    {
+      updateQuotationField: updateQuotationField(useCaseDeps),
+      updateQuotationItem: updateQuotationItem(useCaseDeps),
+      activity: inMemoryActivityLogStore(),
+      log: logs.log,
+      ...deps,
+    },
+  );
+  const { server, url } = await listen(app);
+  return {
+    url,
+    upstream,
+    activityLog,
+    logs,
+    async signIn(id = '7', headers: Record<string, string> = {}) {
+      const response = await fetch(`${url}/dev/login`, { method: 'POST', body: new URLSearchParams({ id }), headers });
+      return cookieHeader(response);
+    },
+    close() {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
