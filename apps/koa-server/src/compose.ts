@@ -29,7 +29,7 @@ export async function compose(config: Config, log: ServerLog): Promise<Service> 
   const demo = config.upstreamBaseUrl === undefined;
   const upstream: Upstream & { close?: () => void } = demo
     ? demoUpstream()
-    : gotUpstream({ baseUrl: config.upstreamBaseUrl!, timeoutMs: config.upstreamTimeoutMs });
+    : gotUpstream({ baseUrl: config.upstreamBaseUrl, timeoutMs: config.upstreamTimeoutMs });
   const tokens = staticTokenSource(demo ? (config.upstreamToken ?? DEMO_TOKEN) : config.upstreamToken);
 
   const activity = await openActivityLog(config.activityLogUrl, {

@@ -16,6 +16,8 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const log = createServerLog(config.logLevel);
+  if (config.upstreamBaseUrl === undefined) log.warn('UPSTREAM_BASE_URL is unset: using the built-in demo upstream');
+  if (config.sessionKeysGenerated) log.warn('SESSION_KEYS is unset: sessions are signed with a random key and end with this process');
   const service = await compose(config, log);
   const server = createServer(service.app.callback());
   server.listen(config.port, config.host);
@@ -23,8 +25,6 @@ async function main(): Promise<void> {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   log.info({ url: `http://${config.host}:${port}${config.basePath}`, ...service.adapters }, 'listening');
-  if (config.upstreamBaseUrl === undefined) log.warn('UPSTREAM_BASE_URL is unset: using the built-in demo upstream');
-  if (config.sessionKeysGenerated) log.warn('SESSION_KEYS is unset: sessions are signed with a random key and end with this process');
 
   let stopping = false;
   const stop = (signal: string) => {

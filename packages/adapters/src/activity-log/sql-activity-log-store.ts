@@ -10,7 +10,9 @@ export interface SqlActivityLogStore extends ReadableActivityLogStore {
   readonly table: string;
 }
 
-type Row = { [K in keyof StoredActivity | 'id']: unknown };
+/** A column value as the three drivers return them. */
+type Cell = string | number | bigint | Date | null;
+type Row = { [K in keyof StoredActivity | 'id']: Cell };
 type Database = Record<string, Row>;
 
 const COLUMNS = `
@@ -71,7 +73,7 @@ export async function openSqlActivityLogStore(
         // PostgreSQL and MySQL take a Date for their timestamp columns; SQLite keeps ISO text.
         return engine === 'sqlite' ? row : { ...row, created_at: entry.createdAt };
       });
-      await db.insertInto(table).values(rows as Omit<Row, 'id'>[]).execute();
+      await db.insertInto(table).values(rows).execute();
     },
     async recent(limit) {
       const rows = await db.selectFrom(table).selectAll().orderBy('id', 'desc').limit(limit).execute();
@@ -109,17 +111,17 @@ async function dialectFor(engine: SqlEngine, url: string): Promise<Dialect> {
 }
 
 function fromRow(row: Row): StoredActivity {
-  const text = (value: unknown) => (value === null || value === undefined ? null : String(value as string));
-  const createdAt = row.created_at instanceof Date ? row.created_at.toISOString() : String(row.created_at as string);
+  const text = (value: Cell) => (value === null ? null : String(value));
+  const createdAt = row.created_at instanceof Date ? row.created_at.toISOString() : String(row.created_at);
   return {
     created_at: createdAt,
-    module: String(row.module as string),
-    event_key: String(row.event_key as string),
-    description: String(row.description as string),
-    entity_type: String(row.entity_type as string),
-    entity_id: String(row.entity_id as string),
+    module: String(row.module),
+    event_key: String(row.event_key),
+    description: String(row.description),
+    entity_type: String(row.entity_type),
+    entity_id: String(row.entity_id),
     details: text(row.details),
-    user_id: String(row.user_id as string),
+    user_id: String(row.user_id),
     request_id: text(row.request_id),
     client_ip: text(row.client_ip),
     user_agent: text(row.user_agent),

@@ -11,10 +11,10 @@ export interface ReceivedRequest {
   readonly remotePort: number | undefined;
 }
 
-/** How the stub answers one request. */
+/** How the stub answers one request; `delayMs` holds the answer back that long. */
 export type StubAnswer =
-  | { readonly status?: number; readonly json: unknown }
-  | { readonly status?: number; readonly contentType?: string; readonly text: string | Buffer }
+  | { readonly status?: number; readonly json: unknown; readonly delayMs?: number }
+  | { readonly status?: number; readonly contentType?: string; readonly text: string | Buffer; readonly delayMs?: number }
   /** Closes the socket without answering. */
   | { readonly drop: true }
   /** Never answers. */
@@ -39,6 +39,11 @@ export async function startStubUpstream(): Promise<StubUpstreamServer> {
       const request = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), remotePort: req.socket.remotePort };
       received.push(request);
       const answer = script(request);
+      const delayMs = 'delayMs' in answer ? (answer.delayMs ?? 0) : 0;
+      if (delayMs > 0) setTimeout(() => respond(answer), delayMs);
+      else respond(answer);
+    });
+    function respond(answer: StubAnswer): void {
       if ('drop' in answer) {
         req.socket.destroy();
       } else if ('hang' in answer) {
@@ -48,7 +53,7 @@ export async function startStubUpstream(): Promise<StubUpstreamServer> {
       } else {
         res.writeHead(answer.status ?? 200, { 'content-type': answer.contentType ?? 'text/plain' }).end(answer.text);
       }
-    });
+    }
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
