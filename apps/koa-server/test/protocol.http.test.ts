@@ -1,6 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TokenUnavailableError } from '@cotizaciones/core';
 import { expectAnswer, expectContractHeaders } from './support/contract-headers.js';
 import { startApp } from './support/app.js';
 import { FIELD_PATH, ITEM_PATH, SESSION_KEY, form, signedCookie, startService, urlencoded, type TestService } from './support/service.js';
@@ -101,6 +102,31 @@ describe('unexpected errors', () => {
     await expectAnswer(response, 500, '{"ok":false,"msg":"Error interno."}');
     expect(app.logs.text()).toContain('kaboom at line 12');
     app.close();
+  });
+});
+
+describe('the upstream token', () => {
+  it('when none can be had: the default message, no upstream call, no log, the cause in the server log', async () => {
+    const app = await startApp({}, { tokens: { token: () => Promise.reject(new TokenUnavailableError('identity service refused')) } });
+    const cookie = await app.signIn();
+    for (const [path, msg] of [[FIELD_PATH, 'No se pudo actualizar la cotización.'], [ITEM_PATH, 'No se pudo actualizar el ítem.']] as const) {
+      const response = await fetch(`${app.url}${path}`, { method: 'POST', body: form({ id: '4' }), headers: { cookie } });
+      await expectAnswer(response, 200, JSON.stringify({ ok: false, msg }));
+    }
+    expect(app.upstream.calls).toHaveLength(0);
+    expect(app.activityLog.entries).toHaveLength(0);
+    expect(app.logs.lines.filter((line) => line.outcome === 'token-unavailable')).toHaveLength(2);
+    expect(app.logs.text()).toContain('identity service refused');
+    app.close();
+  });
+
+  it('a static token is not resent after a 401', async () => {
+    const svc = await startService();
+    const cookie = await svc.signIn();
+    svc.stub.answer({ status: 401, json: { ok: false, error: { message: 'Token vencido' } } });
+    await expectAnswer(await svc.post(FIELD_PATH, form({ id: '4' }), { cookie }), 200, '{"ok":false,"msg":"Token vencido"}');
+    expect(svc.stub.received).toHaveLength(1);
+    await svc.close();
   });
 });
 

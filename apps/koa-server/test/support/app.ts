@@ -1,4 +1,4 @@
-import { updateQuotationField, updateQuotationItem, type ActivityLog } from '@cotizaciones/core';
+import { updateQuotationField, updateQuotationItem, type TokenSource } from '@cotizaciones/core';
 import { inMemoryActivityLog, inMemoryActivityLogStore, inMemoryUpstream, staticTokenSource } from '@cotizaciones/adapters';
 import { createApp, type AppDeps, type AppOptions } from '../../src/app.js';
 import { captureLog, cookieHeader, listen, SESSION_KEY } from './service.js';
@@ -15,10 +15,13 @@ export const DEFAULT_OPTIONS: AppOptions = {
 };
 
 /** createApp on in-memory adapters, for what the composed service cannot easily be made to do. */
-export async function startApp(options: Partial<AppOptions> = {}, deps: Partial<AppDeps> & { activityLog?: ActivityLog } = {}) {
+export async function startApp(
+  options: Partial<AppOptions> = {},
+  deps: Partial<AppDeps> & { tokens?: TokenSource } = {},
+) {
   const upstream = inMemoryUpstream();
-  const activityLog = deps.activityLog ?? inMemoryActivityLog();
-  const useCaseDeps = { upstream, tokens: staticTokenSource('tok'), activityLog };
+  const activityLog = inMemoryActivityLog();
+  const useCaseDeps = { upstream, tokens: deps.tokens ?? staticTokenSource('tok'), activityLog };
   const logs = captureLog();
   const app = createApp(
     { ...DEFAULT_OPTIONS, ...options },
@@ -27,7 +30,7 @@ export async function startApp(options: Partial<AppOptions> = {}, deps: Partial<
       updateQuotationItem: updateQuotationItem(useCaseDeps),
       activity: inMemoryActivityLogStore(),
       log: logs.log,
-      ...deps,
+      ...(deps.updateQuotationField ? { updateQuotationField: deps.updateQuotationField } : {}),
     },
   );
   const { server, url } = await listen(app);
