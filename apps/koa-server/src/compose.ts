@@ -1,9 +1,11 @@
 import type Koa from 'koa';
-import { updateQuotationField, updateQuotationItem, type Upstream } from '@cotizaciones/core';
+import { updateQuotationField, updateQuotationItem, type TokenSource, type Upstream } from '@cotizaciones/core';
 import {
+  clientCredentialsTokenSource,
   gotUpstream,
   openActivityLog,
   redisSessionStore,
+  sessionTokenSource,
   staticTokenSource,
   type BufferedActivityLog,
   type ActivityLogProblem,
@@ -11,7 +13,7 @@ import {
 } from '@cotizaciones/adapters';
 import { createApp } from './app.js';
 import type { Config } from './config.js';
-import { DEMO_TOKEN, demoUpstream } from './demo-upstream.js';
+import { demoUpstream } from './demo-upstream.js';
 import type { ServerLog } from './server-log.js';
 
 export interface Service {
@@ -30,9 +32,11 @@ export async function compose(config: Config, log: ServerLog): Promise<Service> 
   const upstream: Upstream & { close?: () => void } = demo
     ? demoUpstream()
     : gotUpstream({ baseUrl: config.upstreamBaseUrl, timeoutMs: config.upstreamTimeoutMs });
-  const tokens = staticTokenSource(demo ? (config.upstreamToken ?? DEMO_TOKEN) : config.upstreamToken);
+  const tokens = tokenSourceFor(config);
 
   const activity = await openActivityLog(config.activityLogUrl, {
+    table: config.activityLogTable,
+    maxQueue: config.activityLogQueueMax,
     onProblem: (problem) => reportActivityProblem(log, problem),
   });
 
@@ -40,6 +44,7 @@ export async function compose(config: Config, log: ServerLog): Promise<Service> 
     config.sessionStore === 'redis'
       ? redisSessionStore({
           url: config.redisUrl!,
+          prefix: config.redisKeyPrefix,
           onConnectionError: (error) => log.warn({ err: error }, 'session store (Redis) connection error'),
         })
       : undefined;
@@ -75,6 +80,7 @@ export async function compose(config: Config, log: ServerLog): Promise<Service> 
     adapters: {
       upstream: demo ? 'demo (built in)' : `got → ${config.upstreamBaseUrl}`,
       activityLog: activity.engine,
+      upstreamToken: config.tokenSource.kind,
       sessions: config.sessionStore,
       devLogin: config.devLogin ? 'on' : 'off',
     },
@@ -84,6 +90,18 @@ export async function compose(config: Config, log: ServerLog): Promise<Service> 
       await sessionStore?.close();
     },
   };
+}
+
+function tokenSourceFor(config: Config): TokenSource {
+  const source = config.tokenSource;
+  switch (source.kind) {
+    case 'static':
+      return staticTokenSource(source.token);
+    case 'session':
+      return sessionTokenSource(source.key);
+    case 'client-credentials':
+      return clientCredentialsTokenSource({ ...source, timeoutMs: config.upstreamTimeoutMs });
+  }
 }
 
 function reportActivityProblem(log: ServerLog, problem: ActivityLogProblem): void {

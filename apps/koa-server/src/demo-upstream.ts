@@ -10,8 +10,7 @@ export const DEMO_TOKEN = 'demo-token';
  */
 export function demoUpstream(): InMemoryUpstream {
   return inMemoryUpstream({
-    respond: ({ payload, token }) => {
-      if (token !== DEMO_TOKEN) return { status: 401, json: { ok: false, error: { message: 'Token inválido.' } } };
+    respond: ({ payload }) => {
       const id = typeof payload.id === 'string' ? phpIntCast(payload.id) : BigInt(payload.id ?? 0);
       if (id <= 0n) return { json: { ok: false, error: { message: 'Registro no encontrado.' } } };
       return { json: { ok: true } };

@@ -4,8 +4,6 @@ import { ConfigError, loadConfig } from './config.js';
 import { compose } from './compose.js';
 import { createServerLog } from './server-log.js';
 
-const SHUTDOWN_TIMEOUT_MS = 10_000;
-
 async function main(): Promise<void> {
   let config;
   try {
@@ -37,7 +35,7 @@ async function main(): Promise<void> {
     const deadline = setTimeout(() => {
       log.error('shutdown timed out');
       process.exit(1);
-    }, SHUTDOWN_TIMEOUT_MS).unref();
+    }, config.shutdownTimeoutMs).unref();
     // Stop accepting; keep-alive connections are closed as soon as they are idle.
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     const idleCloser = setInterval(() => server.closeIdleConnections(), 50);
@@ -45,7 +43,7 @@ async function main(): Promise<void> {
     void closed
       .then(() => {
         clearInterval(idleCloser);
-        return service.close(SHUTDOWN_TIMEOUT_MS / 2);
+        return service.close(config.shutdownTimeoutMs / 2);
       })
       .then(() => {
         clearTimeout(deadline);

@@ -45,7 +45,7 @@ describe('loadConfig', () => {
       host: '0.0.0.0',
       basePath: '/app',
       upstreamBaseUrl: 'https://api.example.com/v1',
-      upstreamToken: 't',
+      tokenSource: { kind: 'static', token: 't' },
       upstreamTimeoutMs: 2500,
       activityLogUrl: 'postgres://u@db/x',
       sessionKeys: [KEYS, 'second-key-0123456789'],
@@ -68,6 +68,12 @@ describe('loadConfig', () => {
     ['a base path ending in a slash', { BASE_PATH: '/app/' }, /^BASE_PATH: /],
     ['an upstream that is not an http URL', { UPSTREAM_BASE_URL: 'ftp://x', UPSTREAM_TOKEN: 't' }, /^UPSTREAM_BASE_URL: /],
     ['an upstream without a token', { UPSTREAM_BASE_URL: 'http://u' }, /^UPSTREAM_TOKEN: /],
+    ['two token sources', { UPSTREAM_BASE_URL: 'http://u', UPSTREAM_TOKEN: 't', UPSTREAM_TOKEN_URL: 'http://id/token' }, /^UPSTREAM_TOKEN_URL: set only one/],
+    ['a token URL without a client id', { UPSTREAM_BASE_URL: 'http://u', UPSTREAM_TOKEN_URL: 'http://id/token', UPSTREAM_CLIENT_SECRET: 's' }, /^UPSTREAM_CLIENT_ID: /],
+    ['a token URL without a secret', { UPSTREAM_BASE_URL: 'http://u', UPSTREAM_TOKEN_URL: 'http://id/token', UPSTREAM_CLIENT_ID: 'c' }, /^UPSTREAM_CLIENT_SECRET: /],
+    ['a session token key that is not a name', { UPSTREAM_TOKEN_SESSION_KEY: 'a.b' }, /^UPSTREAM_TOKEN_SESSION_KEY: /],
+    ['an unsafe table name', { ACTIVITY_LOG_TABLE: 'log; drop' }, /^ACTIVITY_LOG_TABLE: /],
+    ['a zero queue bound', { ACTIVITY_LOG_QUEUE_MAX: '0' }, /^ACTIVITY_LOG_QUEUE_MAX: /],
     ['a zero timeout', { UPSTREAM_TIMEOUT_MS: '0' }, /^UPSTREAM_TIMEOUT_MS: /],
     ['an unknown activity log', { ACTIVITY_LOG_URL: 'mongodb://x' }, /^ACTIVITY_LOG_URL: /],
     ['short session keys', { SESSION_KEYS: 'short' }, /^SESSION_KEYS: /],
@@ -81,6 +87,24 @@ describe('loadConfig', () => {
   ])('refuses %s, naming the variable', (_, env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it.each<[Record<string, string>, unknown]>([
+    [{}, { kind: 'static', token: 'demo-token' }],
+    [{ UPSTREAM_BASE_URL: 'http://u', UPSTREAM_TOKEN: 'abc' }, { kind: 'static', token: 'abc' }],
+    [
+      { UPSTREAM_BASE_URL: 'http://u', UPSTREAM_TOKEN_URL: 'https://id/token', UPSTREAM_CLIENT_ID: 'c', UPSTREAM_CLIENT_SECRET: 's', UPSTREAM_SCOPE: 'x y' },
+      { kind: 'client-credentials', tokenUrl: 'https://id/token', clientId: 'c', clientSecret: 's', scope: 'x y' },
+    ],
+    [{ UPSTREAM_BASE_URL: 'http://u', UPSTREAM_TOKEN_SESSION_KEY: 'token' }, { kind: 'session', key: 'token' }],
+  ])('chooses the token source from %j', (env, tokenSource) => {
+    expect(loadConfig(env).tokenSource).toEqual(tokenSource);
+  });
+
+  it('reads the activity log, Redis and shutdown settings', () => {
+    expect(
+      loadConfig({ ACTIVITY_LOG_TABLE: 'auditoria', ACTIVITY_LOG_QUEUE_MAX: '50', REDIS_KEY_PREFIX: 'app1:', SHUTDOWN_TIMEOUT_MS: '3000' }),
+    ).toMatchObject({ activityLogTable: 'auditoria', activityLogQueueMax: 50, redisKeyPrefix: 'app1:', shutdownTimeoutMs: 3000 });
   });
 
   it('accepts a production configuration', () => {

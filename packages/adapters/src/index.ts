@@ -18,3 +18,5 @@ export { openActivityLog, isActivityLogUrl, type OpenedActivityLog } from './act
 export type { SessionStore } from './session/session-store.js';
 export { inMemorySessionStore } from './session/in-memory-session-store.js';
 export { redisSessionStore, type RedisSessionStore, type RedisSessionStoreOptions } from './session/redis-session-store.js';
+export { clientCredentialsTokenSource, type ClientCredentialsOptions } from './tokens/client-credentials-token-source.js';
+export { sessionTokenSource } from './tokens/session-token-source.js';

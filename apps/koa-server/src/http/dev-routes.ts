@@ -18,11 +18,10 @@ export function mountDevRoutes(
   const { prefix, session, bodyParser, limits } = options;
 
   router.post(`${prefix}/dev/login`, session, bodyParser, async (ctx) => {
+    // Every plain form field becomes a property of the user (`id`, `name`, a `token` for UPSTREAM_TOKEN_SESSION_KEY…).
     const params = await readFormParams(ctx, limits);
-    const id = params.get('id');
-    const name = params.get('name');
-    const user = toSessionUser({ id, ...(typeof name === 'string' ? { name } : {}) });
-    if (!user || typeof id !== 'string') {
+    const user = toSessionUser(Object.fromEntries([...params].filter(([, value]) => typeof value === 'string')));
+    if (!user) {
       replyJson(ctx, 200, { ok: false, msg: 'Falta el id de usuario.' });
       return;
     }

@@ -4,3 +4,5 @@ export { testActivityLog, sampleEntry, type ActivityLogHarness } from './activit
 export { testSessionStore, type SessionStoreHarness } from './session-store-contract.js';
 export { testSession, type SessionHarness } from './session-contract.js';
 export { serviceUrls, type ServiceUrls } from './service-urls.js';
+export { startStubTokenEndpoint, type StubTokenEndpoint, type TokenRequest } from './stub-token-endpoint.js';
+export { testTokenSource, type TokenSourceHarness } from './token-source-contract.js';
