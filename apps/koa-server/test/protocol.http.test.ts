@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TokenUnavailableError } from '@cotizaciones/core';
 import { expectAnswer, expectContractHeaders } from './support/contract-headers.js';
 import { startApp } from './support/app.js';
-import { FIELD_PATH, ITEM_PATH, SESSION_KEY, form, signedCookie, startService, urlencoded, type TestService } from './support/service.js';
+import { cookieHeader, FIELD_PATH, ITEM_PATH, SESSION_KEY, form, signedCookie, startService, urlencoded, type TestService } from './support/service.js';
 
 const PATHS = [FIELD_PATH, ITEM_PATH];
 
@@ -176,7 +176,18 @@ describe('session control', () => {
     const cookie = await before.signIn();
     before.close();
     const rotated = await startApp({ sessionKeys: [SESSION_KEY, oldKey] });
-    await expectAnswer(await fetch(`${rotated.url}${FIELD_PATH}`, { method: 'POST', body: form({ id: '1' }), headers: { cookie } }), 200, '{"ok":true}');
+    const resigned = await fetch(`${rotated.url}${FIELD_PATH}`, { method: 'POST', body: form({ id: '1' }), headers: { cookie } });
+    await expectAnswer(resigned, 200, '{"ok":true}');
+    // Re-signed with the new key, with every attribute kept.
+    const setCookies = resigned.headers.getSetCookie();
+    expect(setCookies).toHaveLength(2);
+    for (const setCookie of setCookies) {
+      expect(setCookie).toMatch(/; expires=/i);
+      expect(setCookie).toMatch(/; samesite=lax/i);
+      expect(setCookie).toMatch(/; httponly/i);
+    }
+    const resignedValue = /cotizaciones\.sid=([^;]+)/.exec(setCookies.join('; '))?.[1] ?? '';
+    expect(cookieHeader(resigned)).toBe(signedCookie('cotizaciones.sid', resignedValue, SESSION_KEY));
     const fresh = await rotated.signIn();
     const value = /cotizaciones\.sid=([^;]+)/.exec(fresh)?.[1] ?? '';
     expect(fresh).toBe(signedCookie('cotizaciones.sid', value, SESSION_KEY));

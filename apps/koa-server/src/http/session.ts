@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import type Koa from 'koa';
 import type { Context, Middleware } from 'koa';
 import createSession from 'koa-session';
@@ -7,6 +8,7 @@ import { checkSession, type Session, type SessionPolicy, type SessionRecord } fr
 type KoaSessionModel = SessionRecord & {
   regenerate(): Promise<void> | undefined;
   manuallyCommit(): Promise<void> | undefined;
+  save(): Promise<void> | undefined;
 };
 
 /** koa-session's external store interface (Redis, or anything shared between instances). */
@@ -30,7 +32,8 @@ export const SESSION_COOKIE = 'cotizaciones.sid';
  * the route's to handle, not a replacement of its answer.
  */
 export function sessionMiddleware(app: Koa, settings: SessionSettings): Middleware {
-  return createSession(
+  const keys = app.keys as string[];
+  const session = createSession(
     {
       key: SESSION_COOKIE,
       maxAge: settings.policy.maxMs,
@@ -44,6 +47,23 @@ export function sessionMiddleware(app: Koa, settings: SessionSettings): Middlewa
     },
     app,
   );
+  return (ctx, next) => {
+    ctx.state.sessionSignedWithOldKey = signedWithOldKey(ctx, keys);
+    return session(ctx, next);
+  };
+}
+
+/**
+ * Whether the session cookie verifies only with a key after the first. The
+ * cookies library then re-signs it, but without its attributes (expiry,
+ * SameSite, Secure); the commit saves the whole session again instead.
+ */
+function signedWithOldKey(ctx: Context, keys: readonly string[]): boolean {
+  const value = ctx.cookies.get(SESSION_COOKIE, { signed: false });
+  const sig = ctx.cookies.get(`${SESSION_COOKIE}.sig`, { signed: false });
+  if (!value || !sig || keys.length < 2) return false;
+  const sign = (key: string) => createHmac('sha1', key).update(`${SESSION_COOKIE}=${value}`).digest('base64url');
+  return sign(keys[0] ?? '') !== sig && keys.slice(1).some((key) => sign(key) === sig);
 }
 
 function model(ctx: Context): KoaSessionModel | null {
@@ -73,8 +93,13 @@ export function koaSession(ctx: Context, policy: SessionPolicy, now: () => numbe
 
 /** Writes the session back (the cookie, or the external store). */
 export async function commitSession(ctx: Context): Promise<void> {
-  const session = (ctx.state.endedSession as KoaSessionModel | undefined) ?? model(ctx);
-  await session?.manuallyCommit();
+  const ended = ctx.state.endedSession as KoaSessionModel | undefined;
+  if (ended) {
+    await ended.manuallyCommit();
+    return;
+  }
+  const session = model(ctx);
+  await (ctx.state.sessionSignedWithOldKey && session?.user ? session.save() : session?.manuallyCommit());
 }
 
 /** Signs `user` in under a fresh session id (no fixation), recording when. */
