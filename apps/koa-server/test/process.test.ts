@@ -1,37 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openSqlActivityLogStore } from '@cotizaciones/adapters';
 import { startStubUpstream } from '@cotizaciones/adapters/testing';
+import { MAIN, startProcess } from './support/process.js';
 import { cookieHeader, FIELD_PATH, ITEM_PATH, form, SESSION_KEY } from './support/service.js';
-
-const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
-const children: ChildProcess[] = [];
-afterEach(() => {
-  for (const child of children.splice(0)) child.kill('SIGKILL');
-});
-
-/** Runs the built server as `pnpm start` does, and waits for its "listening" line. */
-async function startProcess(env: Record<string, string>) {
-  const child = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH, PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout.on('data', () => {
-      const match = /"url":"(http:[^"]+)"/.exec(stdout);
-      if (match?.[1]) resolve(match[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`exited with ${code}: ${stderr}`)));
-  });
-  return { child, url, output: () => stdout + stderr };
-}
 
 describe('the server process', () => {
   it.each<[Record<string, string>, string]>([

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { openSqlActivityLogStore } from '@cotizaciones/adapters';
 import { serviceUrls } from '@cotizaciones/adapters/testing';
 import { expectAnswer } from './support/contract-headers.js';
+import { redisProcess } from './support/redis-process.js';
 import { FIELD_PATH, ITEM_PATH, SESSION_KEY, TOKEN, form, signedCookie, startService } from './support/service.js';
 
 const urls = serviceUrls();
@@ -67,6 +68,28 @@ describe('sessions in Redis', () => {
     await expectAnswer(await svc.post(ITEM_PATH, form({ id: '5' })), 200, '{"ok":false,"msg":"No autenticado"}');
     expect(svc.stub.received).toHaveLength(0);
     await svc.close();
+  });
+
+  it('recovers by itself when Redis comes back: 503 while it is down, normal after', async () => {
+    const redis = redisProcess(6391);
+    await redis.start();
+    const svc = await startService({ SESSION_STORE: 'redis', REDIS_URL: redis.url });
+    let cookie = await svc.signIn();
+    await expectAnswer(await svc.post(FIELD_PATH, form({ id: '5' }), { cookie }), 200, '{"ok":true}');
+    await redis.stop();
+    await expectAnswer(await svc.post(FIELD_PATH, form({ id: '5' }), { cookie }), 503, '{"ok":false,"msg":"Servicio no disponible."}');
+    expect(svc.stub.received).toHaveLength(1);
+    await redis.start();
+    // This Redis keeps nothing on disk, so the old session is gone: sign in again, with no process restart.
+    let answer = '';
+    for (let i = 0; i < 50 && answer !== '{"ok":true}'; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      cookie = await svc.signIn().catch(() => '');
+      answer = cookie ? await (await svc.post(FIELD_PATH, form({ id: '5' }), { cookie })).text() : '';
+    }
+    expect(answer).toBe('{"ok":true}');
+    await svc.close();
+    await redis.stop();
   });
 
   it.skipIf(!urls.redis)('shares sessions between two instances, and a sign-out ends them everywhere', async () => {

@@ -11,7 +11,7 @@ import {
   toStoredActivity,
 } from '../src/index.js';
 import { sampleEntry, serviceUrls, testActivityLog } from '../src/testing/index.js';
-import { dropTable } from './drop-table.js';
+import { dropTable } from '../src/testing/index.js';
 
 const urls = serviceUrls();
 

@@ -6,3 +6,4 @@ export { testSession, type SessionHarness } from './session-contract.js';
 export { serviceUrls, type ServiceUrls } from './service-urls.js';
 export { startStubTokenEndpoint, type StubTokenEndpoint, type TokenRequest } from './stub-token-endpoint.js';
 export { testTokenSource, type TokenSourceHarness } from './token-source-contract.js';
+export { dropTable } from './drop-table.js';
