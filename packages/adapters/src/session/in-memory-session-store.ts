@@ -13,7 +13,7 @@ export function inMemorySessionStore(now: () => number = Date.now): SessionStore
       return Promise.resolve(JSON.parse(entry.json) as unknown);
     },
     set(key, session, maxAge) {
-      entries.set(key, { json: JSON.stringify(session), expiresAt: now() + maxAge });
+      entries.set(key, { json: JSON.stringify(session), expiresAt: now() + (typeof maxAge === 'number' ? maxAge : 86_400_000) });
       return Promise.resolve();
     },
     destroy(key) {

@@ -2,6 +2,8 @@ import { Redis } from 'ioredis';
 import { SessionUnavailableError } from '@cotizaciones/core';
 import type { SessionStore } from './session-store.js';
 
+const ONE_DAY_MS = 86_400_000;
+
 export interface RedisSessionStoreOptions {
   readonly url: string;
   /** Prepended to every key, so several apps can share one Redis. */
@@ -48,7 +50,9 @@ export function redisSessionStore(options: RedisSessionStoreOptions): RedisSessi
       return json === null ? undefined : (JSON.parse(json) as unknown);
     },
     async set(key, session, maxAge) {
-      await call(() => redis.set(prefix + key, JSON.stringify(session), 'PX', Math.max(1, Math.round(maxAge))));
+      // koa-session passes 'session' for browser-session cookies: keep those a day, as koa-session itself does.
+      const ttl = typeof maxAge === 'number' ? Math.max(1, Math.round(maxAge)) : ONE_DAY_MS;
+      await call(() => redis.set(prefix + key, JSON.stringify(session), 'PX', ttl));
     },
     async destroy(key) {
       await call(() => redis.del(prefix + key));

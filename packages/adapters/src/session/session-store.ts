@@ -4,8 +4,8 @@
  * `SessionUnavailableError`s.
  */
 export interface SessionStore {
-  get(key: string, maxAge: number, options: { rolling: boolean; ctx?: unknown }): Promise<unknown>;
-  /** Keeps `session` for `maxAge` ms. */
-  set(key: string, session: unknown, maxAge: number, options: { rolling: boolean; changed: boolean; ctx?: unknown }): Promise<void>;
+  get(key: string, maxAge: number | 'session', options: { rolling: boolean; ctx?: unknown }): Promise<unknown>;
+  /** Keeps `session` for `maxAge` ms (`'session'`: a browser-session cookie). */
+  set(key: string, session: unknown, maxAge: number | 'session', options: { rolling: boolean; changed: boolean; ctx?: unknown }): Promise<void>;
   destroy(key: string, options: { ctx?: unknown }): Promise<void>;
 }

@@ -35,6 +35,11 @@ export function testSessionStore(name: string, createHarness: () => Promise<Sess
       await expect(harness.store.get(key, 80, opts)).resolves.toBeUndefined();
     });
 
+    it("keeps a browser-session ('session' maxAge) session", async () => {
+      await harness.store.set(key, { user: { id: '7' } }, 'session', opts);
+      await expect(harness.store.get(key, 'session', opts)).resolves.toEqual({ user: { id: '7' } });
+    });
+
     it('forgets a destroyed session', async () => {
       await harness.store.set(key, { user: { id: '7' } }, 60_000, opts);
       await harness.store.destroy(key, {});
