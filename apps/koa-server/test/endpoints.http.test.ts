@@ -307,6 +307,22 @@ describe('activity log rows', () => {
     ]);
   });
 
+  it('writes one server-log line per request with what happened', async () => {
+    await svc.post(FIELD_PATH, form({ id: '61' }), { cookie, headers: { 'x-request-id': 'log-line-1' } });
+    const lines = svc.logs.lines.filter((line) => line.requestId === 'log-line-1');
+    expect(lines).toEqual([
+      expect.objectContaining({
+        msg: 'request',
+        method: 'POST',
+        path: FIELD_PATH,
+        status: 200,
+        durationMs: expect.any(Number) as unknown,
+        userId: '7',
+        outcome: 'ok',
+      }),
+    ]);
+  });
+
   it('carries the request id the caller sent, which is echoed back', async () => {
     const before = (await svc.rows()).length;
     const response = await svc.post(FIELD_PATH, form({ id: '60' }), { cookie, headers: { 'x-request-id': 'trace-abc-123' } });

@@ -2,6 +2,8 @@ import { readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TokenUnavailableError } from '@cotizaciones/core';
+import { redisSessionStore } from '@cotizaciones/adapters';
+import { serviceUrls } from '@cotizaciones/adapters/testing';
 import { expectAnswer, expectContractHeaders } from './support/contract-headers.js';
 import { startApp } from './support/app.js';
 import { cookieHeader, FIELD_PATH, ITEM_PATH, SESSION_KEY, form, signedCookie, startService, urlencoded, type TestService } from './support/service.js';
@@ -195,6 +197,18 @@ describe('session control', () => {
     const dropped = await startApp({ sessionKeys: [SESSION_KEY] });
     await expectAnswer(await fetch(`${dropped.url}${FIELD_PATH}`, { method: 'POST', body: form({ id: '1' }), headers: { cookie } }), 200, '{"ok":false,"msg":"No autenticado"}');
     dropped.close();
+  });
+
+  it.skipIf(!serviceUrls().redis)('applies the idle timeout to sessions held in Redis too', async () => {
+    const store = redisSessionStore({ url: serviceUrls().redis ?? '', prefix: 'test:idle:' });
+    await store.ready(2_000);
+    const app = await startApp({ sessionPolicy: { idleMs: 150, maxMs: 60_000 } }, { sessionStore: store });
+    const cookie = await app.signIn();
+    await expectAnswer(await fetch(`${app.url}${FIELD_PATH}`, { method: 'POST', body: form({ id: '1' }), headers: { cookie } }), 200, '{"ok":true}');
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    await expectAnswer(await fetch(`${app.url}${FIELD_PATH}`, { method: 'POST', body: form({ id: '1' }), headers: { cookie } }), 200, '{"ok":false,"msg":"No autenticado"}');
+    app.close();
+    await store.close();
   });
 
   it('marks cookies Secure in production (behind a TLS proxy)', async () => {
