@@ -7,6 +7,7 @@ import {
   redisSessionStore,
   sessionTokenSource,
   staticTokenSource,
+  undiciUpstream,
   type BufferedActivityLog,
   type ActivityLogProblem,
   type ReadableActivityLogStore,
@@ -29,9 +30,10 @@ export interface Service {
 /** The composition root: builds each adapter the configuration names and wires the use cases to them. */
 export async function compose(config: Config, log: ServerLog): Promise<Service> {
   const demo = config.upstreamBaseUrl === undefined;
+  const httpClient = config.upstreamClient === 'undici' ? undiciUpstream : gotUpstream;
   const upstream: Upstream & { close?: () => void } = demo
     ? demoUpstream()
-    : gotUpstream({ baseUrl: config.upstreamBaseUrl, timeoutMs: config.upstreamTimeoutMs });
+    : httpClient({ baseUrl: config.upstreamBaseUrl, timeoutMs: config.upstreamTimeoutMs });
   const tokens = tokenSourceFor(config);
 
   const activity = await openActivityLog(config.activityLogUrl, {
@@ -78,7 +80,7 @@ export async function compose(config: Config, log: ServerLog): Promise<Service> 
     activityLog: activity.log,
     activityStore: activity.store,
     adapters: {
-      upstream: demo ? 'demo (built in)' : `got → ${config.upstreamBaseUrl}`,
+      upstream: demo ? 'demo (built in)' : `${config.upstreamClient} → ${config.upstreamBaseUrl}`,
       activityLog: activity.engine,
       upstreamToken: config.tokenSource.kind,
       sessions: config.sessionStore,

@@ -23,6 +23,7 @@ const Env = z.object({
   UPSTREAM_SCOPE: z.string().min(1).optional(),
   UPSTREAM_TOKEN_SESSION_KEY: z.string().regex(/^[A-Za-z_][\w-]*$/, 'must be a property name such as token').optional(),
   UPSTREAM_TIMEOUT_MS: positiveInt(600_000).default(10_000),
+  UPSTREAM_CLIENT: z.enum(['got', 'undici']).default('got'),
   ACTIVITY_LOG_URL: z
     .string()
     .default('sqlite:./data/activity.db')
@@ -68,6 +69,7 @@ export interface Config {
   readonly upstreamBaseUrl: string | undefined;
   readonly tokenSource: TokenSourceConfig;
   readonly upstreamTimeoutMs: number;
+  readonly upstreamClient: 'got' | 'undici';
   readonly activityLogUrl: string;
   readonly activityLogTable: string;
   readonly activityLogQueueMax: number;
@@ -120,6 +122,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     upstreamBaseUrl: e.UPSTREAM_BASE_URL,
     tokenSource,
     upstreamTimeoutMs: e.UPSTREAM_TIMEOUT_MS,
+    upstreamClient: e.UPSTREAM_CLIENT,
     activityLogUrl: e.ACTIVITY_LOG_URL,
     activityLogTable: e.ACTIVITY_LOG_TABLE,
     activityLogQueueMax: e.ACTIVITY_LOG_QUEUE_MAX,

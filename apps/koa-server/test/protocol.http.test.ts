@@ -6,7 +6,7 @@ import { redisSessionStore } from '@cotizaciones/adapters';
 import { serviceUrls } from '@cotizaciones/adapters/testing';
 import { expectAnswer, expectContractHeaders } from './support/contract-headers.js';
 import { startApp } from './support/app.js';
-import { cookieHeader, FIELD_PATH, ITEM_PATH, SESSION_KEY, form, signedCookie, startService, urlencoded, type TestService } from './support/service.js';
+import { cookieHeader, FIELD_PATH, ITEM_PATH, SESSION_KEY, TOKEN, form, signedCookie, startService, urlencoded, type TestService } from './support/service.js';
 
 const PATHS = [FIELD_PATH, ITEM_PATH];
 
@@ -128,6 +128,22 @@ describe('the upstream token', () => {
     svc.stub.answer({ status: 401, json: { ok: false, error: { message: 'Token vencido' } } });
     await expectAnswer(await svc.post(FIELD_PATH, form({ id: '4' }), { cookie }), 200, '{"ok":false,"msg":"Token vencido"}');
     expect(svc.stub.received).toHaveLength(1);
+    await svc.close();
+  });
+});
+
+describe('UPSTREAM_CLIENT=undici', () => {
+  it('forwards through undici with the same answers', async () => {
+    const svc = await startService({ UPSTREAM_CLIENT: 'undici' });
+    const cookie = await svc.signIn();
+    await expectAnswer(await svc.post(ITEM_PATH, form({ id: '9', delete: '' }), { cookie }), 200, '{"ok":true}');
+    svc.stub.answer({ hang: true });
+    await expectAnswer(await svc.post(ITEM_PATH, form({ id: '9' }), { cookie }), 200, '{"ok":false,"msg":"No se pudo actualizar el ítem."}');
+    expect(svc.stub.received.map((r) => [r.path, r.headers.authorization, r.body])).toEqual([
+      ['/api/cotizaciones/items/update', `Bearer ${TOKEN}`, '{"id":"9","delete":1}'],
+      ['/api/cotizaciones/items/update', `Bearer ${TOKEN}`, '{"id":"9","field":"","value":""}'],
+    ]);
+    expect((await svc.rows()).map((row) => row.event_key)).toEqual(['cotizaciones.item_delete']);
     await svc.close();
   });
 });

@@ -1,7 +1,9 @@
 export { inMemoryUpstream, type InMemoryUpstream, type ScriptedAnswer, type UpstreamResponder } from './in-memory/in-memory-upstream.js';
 export { inMemorySession } from './in-memory/in-memory-session.js';
 export { inMemoryActivityLog, type InMemoryActivityLog } from './in-memory/in-memory-activity-log.js';
-export { gotUpstream, type ClosableUpstream, type GotUpstreamOptions } from './upstream/got-upstream.js';
+export { gotUpstream } from './upstream/got-upstream.js';
+export { undiciUpstream } from './upstream/undici-upstream.js';
+export type { ClosableUpstream, UpstreamClientOptions } from './upstream/upstream-client-options.js';
 export { staticTokenSource } from './tokens/static-token-source.js';
 export type { ActivityLogStore, ReadableActivityLogStore, StoredActivity } from './activity-log/activity-log-store.js';
 export { toStoredActivity } from './activity-log/activity-log-store.js';

@@ -1,4 +1,4 @@
-import { gotUpstream, inMemoryUpstream } from '../src/index.js';
+import { gotUpstream, inMemoryUpstream, undiciUpstream } from '../src/index.js';
 import { startStubUpstream, testUpstream, type UpstreamScenario } from '../src/testing/index.js';
 
 const timeoutMs = 300;
@@ -25,22 +25,27 @@ testUpstream('in-memory', () => {
   });
 });
 
-testUpstream('got over HTTP', async () => {
-  const stub = await startStubUpstream();
-  const upstream = gotUpstream({ baseUrl: stub.url, timeoutMs });
-  return {
-    upstream,
-    timeoutMs,
-    answer: (next) => stub.answer(next),
-    delivered: () =>
-      stub.received.map((request) => ({
-        path: request.path,
-        payload: JSON.parse(request.body) as unknown,
-        token: (request.headers.authorization ?? '').replace(/^Bearer /, ''),
-      })),
-    close: async () => {
-      upstream.close();
-      await stub.close();
-    },
-  };
-});
+for (const [name, create] of [
+  ['got', gotUpstream],
+  ['undici', undiciUpstream],
+] as const) {
+  testUpstream(`${name} over HTTP`, async () => {
+    const stub = await startStubUpstream();
+    const upstream = create({ baseUrl: stub.url, timeoutMs });
+    return {
+      upstream,
+      timeoutMs,
+      answer: (next) => stub.answer(next),
+      delivered: () =>
+        stub.received.map((request) => ({
+          path: request.path,
+          payload: JSON.parse(request.body) as unknown,
+          token: (request.headers.authorization ?? '').replace(/^Bearer /, ''),
+        })),
+      close: async () => {
+        upstream.close();
+        await stub.close();
+      },
+    };
+  });
+}

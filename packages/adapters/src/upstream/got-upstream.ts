@@ -1,24 +1,12 @@
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import got, { RequestError, TimeoutError } from 'got';
-import { UpstreamError, type Upstream } from '@cotizaciones/core';
+import { UpstreamError } from '@cotizaciones/core';
+import type { ClosableUpstream, UpstreamClientOptions } from './upstream-client-options.js';
 import { parseUpstreamBody } from './parse-upstream-body.js';
 
-export interface GotUpstreamOptions {
-  /** e.g. `https://api.example.com`; the request path is appended to it. */
-  readonly baseUrl: string;
-  readonly timeoutMs: number;
-  /** Sockets per upstream host. */
-  readonly maxSockets?: number;
-}
-
-export interface ClosableUpstream extends Upstream {
-  /** Closes the idle keep-alive sockets. */
-  close(): void;
-}
-
 /** The upstream over HTTP with got: one keep-alive agent, a time limit, no retries, no redirects. */
-export function gotUpstream(options: GotUpstreamOptions): ClosableUpstream {
+export function gotUpstream(options: UpstreamClientOptions): ClosableUpstream {
   const base = options.baseUrl.replace(/\/+$/, '');
   // Our own agent: idle sockets are dropped before a typical 5 s server idle timeout,
   // so a POST is not sent on a socket the server is closing (it would not be retried).

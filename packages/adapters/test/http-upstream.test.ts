@@ -1,14 +1,17 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { UpstreamError } from '@cotizaciones/core';
-import { gotUpstream, type ClosableUpstream } from '../src/index.js';
+import { gotUpstream, undiciUpstream, type ClosableUpstream } from '../src/index.js';
 import { startStubUpstream, type StubUpstreamServer } from '../src/testing/index.js';
 
-describe('got upstream over HTTP', () => {
+describe.each([
+  ['got', gotUpstream],
+  ['undici', undiciUpstream],
+] as const)('%s upstream over HTTP', (_, create) => {
   let stub: StubUpstreamServer;
   let upstream: ClosableUpstream;
   beforeEach(async () => {
     stub = await startStubUpstream();
-    upstream = gotUpstream({ baseUrl: `${stub.url}/base/`, timeoutMs: 1000 });
+    upstream = create({ baseUrl: `${stub.url}/base/`, timeoutMs: 1000 });
   });
   afterEach(async () => {
     upstream.close();
@@ -37,15 +40,16 @@ describe('got upstream over HTTP', () => {
     await expect(upstream.post({ path: '/x', payload: {}, token: 't' })).resolves.toEqual({ status: 200, body: { m: '\uFFFD' } });
   });
 
-  it('reuses one keep-alive connection for sequential calls', async () => {
-    for (let i = 0; i < 5; i += 1) await upstream.post({ path: '/x', payload: {}, token: 't' });
+  it('reuses keep-alive connections for sequential calls', async () => {
+    for (let i = 0; i < 10; i += 1) await upstream.post({ path: '/x', payload: {}, token: 't' });
     const ports = new Set(stub.received.map((request) => request.remotePort));
-    expect(stub.received).toHaveLength(5);
-    expect(ports.size).toBe(1);
+    expect(stub.received).toHaveLength(10);
+    // undici may open a second socket while the first is being released; never one per request.
+    expect(ports.size).toBeLessThanOrEqual(2);
   });
 
   it('fails with connection when nothing listens', async () => {
-    const closed = gotUpstream({ baseUrl: 'http://127.0.0.1:1', timeoutMs: 1000 });
+    const closed = create({ baseUrl: 'http://127.0.0.1:1', timeoutMs: 1000 });
     await expect(closed.post({ path: '/x', payload: {}, token: 't' })).rejects.toSatisfy(
       (error) => error instanceof UpstreamError && error.kind === 'connection',
     );

@@ -1,0 +1,58 @@
+import { Pool, errors } from 'undici';
+import { UpstreamError } from '@cotizaciones/core';
+import type { ClosableUpstream, UpstreamClientOptions } from './upstream-client-options.js';
+import { parseUpstreamBody } from './parse-upstream-body.js';
+
+/** The upstream over HTTP with undici's Pool (Node's own client): keep-alive, a time limit, no retries, no redirects. */
+export function undiciUpstream(options: UpstreamClientOptions): ClosableUpstream {
+  const base = new URL(options.baseUrl);
+  const basePath = base.pathname.replace(/\/+$/, '');
+  const pool = new Pool(base.origin, {
+    connections: options.maxSockets ?? 256,
+    // Idle sockets are dropped before a typical 5 s server idle timeout (a POST is not retried).
+    keepAliveTimeout: 4_000,
+    keepAliveMaxTimeout: 4_000,
+  });
+
+  return {
+    async post({ path, payload, token }) {
+      try {
+        const response = await pool.request({
+          method: 'POST',
+          path: `${basePath}${path}`,
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json',
+            'user-agent': 'cotizaciones-service',
+            authorization: `Bearer ${token}`,
+          },
+          body: JSON.stringify(payload),
+          signal: AbortSignal.timeout(options.timeoutMs),
+        });
+        return { status: response.statusCode, body: parseUpstreamBody(await response.body.text()) };
+      } catch (error) {
+        throw asUpstreamError(error, options.timeoutMs);
+      }
+    },
+    close() {
+      void pool.close().catch(() => undefined);
+    },
+  };
+}
+
+function asUpstreamError(error: unknown, timeoutMs: number): unknown {
+  if (error instanceof UpstreamError) return error;
+  if (
+    (error instanceof Error && error.name === 'TimeoutError') ||
+    error instanceof errors.HeadersTimeoutError ||
+    error instanceof errors.BodyTimeoutError ||
+    error instanceof errors.ConnectTimeoutError
+  ) {
+    return new UpstreamError('timeout', `no answer within ${timeoutMs} ms`);
+  }
+  if (error instanceof errors.UndiciError || (error instanceof Error && 'code' in error)) {
+    const code = (error as { code?: unknown }).code;
+    return new UpstreamError('connection', `${typeof code === 'string' ? code : 'error'}: ${error.message}`);
+  }
+  return error;
+}
