@@ -1,0 +1,158 @@
+// pnpm bench: the service beside a bare node:http + undici baseline, measured in one run on loopback.
+import { fileURLToPath } from 'node:url';
+import { runLoad } from './load.js';
+import { measureRound, median, type RoundResult } from './measure.js';
+import { readOptions, type BenchOptions } from './options.js';
+import { memoryMb, spawnServer, type Spawned } from './processes.js';
+import { machine, writeReport, type PeakMemory, type SoakResult, type TargetSummary } from './report.js';
+import { baselineTarget, serviceTarget, type RunningTarget, type Target } from './targets.js';
+import { benchWriter, sqliteWriterUrl, type WriterResult } from './writer-bench.js';
+
+const STUB = fileURLToPath(new URL('./stub-upstream.js', import.meta.url));
+const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
+
+function targetsFor(options: BenchOptions): Target[] {
+  const targets = [
+    baselineTarget,
+    serviceTarget({ client: 'got', stores: { kind: 'cookie+sqlite' } }),
+    serviceTarget({ client: 'undici', stores: { kind: 'cookie+sqlite' } }),
+  ];
+  if (options.redisUrl && options.postgresUrl) {
+    const stores = { kind: 'redis+postgres' as const, redisUrl: options.redisUrl, postgresUrl: options.postgresUrl };
+    targets.push(serviceTarget({ client: 'got', stores }), serviceTarget({ client: 'undici', stores }));
+  } else {
+    log('TEST_REDIS_URL / TEST_POSTGRES_URL unset: skipping the Redis + PostgreSQL targets');
+  }
+  return targets;
+}
+
+async function withStub<T>(delayMs: number, run: (stub: Spawned) => Promise<T>): Promise<T> {
+  const stub = await spawnServer(STUB, [String(delayMs)], {});
+  try {
+    return await run(stub);
+  } finally {
+    await stub.stop();
+  }
+}
+
+/** Warm-up, then interleaved rounds: each round measures every target once, so noise hits them alike. */
+async function measureDelay(options: BenchOptions, targets: Target[], delayMs: number): Promise<TargetSummary[]> {
+  return withStub(delayMs, async (stub) => {
+    const running: RunningTarget[] = [];
+    for (const target of targets) running.push(await target.start(stub.url, options.users));
+    try {
+      const load = { connections: options.connections, durationS: options.durationS };
+      for (const [i, target] of running.entries()) {
+        log(`delay ${delayMs} ms: warming up ${targets[i]?.name}`);
+        await runLoad({ url: target.process.url, cookies: await target.cookies(), connections: options.connections, durationS: options.warmupS });
+      }
+      const rounds: RoundResult[][] = targets.map(() => []);
+      for (let round = 1; round <= options.rounds; round += 1) {
+        for (const [i, target] of running.entries()) {
+          const result = await measureRound(target, stub.url, load);
+          rounds[i]?.push(result);
+          log(`delay ${delayMs} ms, round ${round}: ${targets[i]?.name}: ${result.rps.toFixed(0)} req/s, p99 ${result.p99} ms${result.problems.length ? `, PROBLEMS: ${result.problems.join('; ')}` : ''}`);
+        }
+      }
+      const baselineRps = median(rounds[0]?.map((r) => r.rps) ?? []);
+      return targets.map((target, i) => {
+        const results = rounds[i] ?? [];
+        const rps = median(results.map((r) => r.rps));
+        return {
+          target: target.name,
+          delayMs,
+          rounds: results.length,
+          rps,
+          ratio: rps / baselineRps,
+          p50: median(results.map((r) => r.p50)),
+          p99: median(results.map((r) => r.p99)),
+          p999: median(results.map((r) => r.p999)),
+          cpuMsPer1000: median(results.map((r) => r.cpuMsPer1000)),
+          peakRssMb: memoryMb(running[i]?.process.pid ?? 0).peak,
+          requests: results.reduce((sum, r) => sum + r.requests, 0),
+          problems: results.flatMap((r) => r.problems),
+        };
+      });
+    } finally {
+      for (const target of running) await target.stop();
+    }
+  });
+}
+
+/** A fresh process per target under many connections: its peak resident memory. */
+async function measurePeakMemory(options: BenchOptions, targets: Target[]): Promise<PeakMemory[]> {
+  return withStub(0, async (stub) => {
+    const results: PeakMemory[] = [];
+    for (const target of targets) {
+      const running = await target.start(stub.url, options.users);
+      try {
+        log(`peak memory: ${target.name} at ${options.peakConnections} connections`);
+        const result = await measureRound(running, stub.url, { connections: options.peakConnections, durationS: Math.max(options.durationS, 10) });
+        results.push({ target: target.name, connections: options.peakConnections, peakRssMb: memoryMb(running.process.pid).peak, rps: result.rps, problems: result.problems });
+      } finally {
+        await running.stop();
+      }
+    }
+    return results;
+  });
+}
+
+/** Half the measured peak rate for a long time: resident memory should stay flat after the warm-up. */
+async function soak(options: BenchOptions, target: Target, peakRps: number): Promise<SoakResult> {
+  return withStub(0, async (stub) => {
+    const running = await target.start(stub.url, options.users);
+    const samples: Array<{ at: number; rss: number }> = [];
+    const started = Date.now();
+    const sampler = setInterval(() => samples.push({ at: (Date.now() - started) / 1000, rss: memoryMb(running.process.pid).rss }), 5_000);
+    try {
+      const rate = Math.round(peakRps / 2);
+      log(`soak: ${target.name} at ${rate} req/s for ${options.soakS} s`);
+      const result = await measureRound(running, stub.url, { connections: options.connections, durationS: options.soakS, overallRate: rate });
+      const warm = samples.find((s) => s.at >= Math.min(60, options.soakS / 5))?.rss ?? samples[0]?.rss ?? 0;
+      const end = samples.at(-1)?.rss ?? 0;
+      return { target: target.name, seconds: options.soakS, rate, requests: result.requests, rssAfterWarmupMb: warm, rssAtEndMb: end, growthMb: end - warm, problems: result.problems };
+    } finally {
+      clearInterval(sampler);
+      await running.stop();
+    }
+  });
+}
+
+async function main(): Promise<void> {
+  const options = readOptions(process.argv.slice(2), process.env);
+  const targets = targetsFor(options);
+  const summaries: TargetSummary[] = [];
+  for (const delay of options.delays) summaries.push(...(await measureDelay(options, targets, delay)));
+  const peakMemory = options.peakConnections > 0 ? await measurePeakMemory(options, targets) : [];
+  const gotCookie = targets[1];
+  const gotPeak = summaries.find((s) => s.target === gotCookie?.name && s.delayMs === 0)?.rps;
+  const soakResult = options.soak && gotCookie && gotPeak ? await soak(options, gotCookie, gotPeak) : undefined;
+
+  const writer: WriterResult[] = [];
+  if (options.writerEntries > 0) {
+    log('activity-log writer micro-benchmark');
+    writer.push(await benchWriter('SQLite', sqliteWriterUrl(), options.writerEntries));
+    if (options.postgresUrl) writer.push(await benchWriter('PostgreSQL', options.postgresUrl, options.writerEntries));
+  }
+
+  const markdown = writeReport(options.out, {
+    when: new Date().toISOString(),
+    machine: machine(),
+    settings: { duration: `${options.durationS}s`, warmup: `${options.warmupS}s`, rounds: options.rounds, connections: options.connections, users: options.users },
+    targets: summaries,
+    peakMemory,
+    soak: soakResult,
+    writer,
+  });
+  process.stdout.write(markdown);
+  const problems = [...summaries, ...peakMemory, ...(soakResult ? [soakResult] : [])].flatMap((s) => s.problems);
+  if (problems.length > 0) {
+    log(`correctness problems: ${problems.length}`);
+    process.exitCode = 1;
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,62 @@
+import autocannon from 'autocannon';
+
+export interface LoadOptions {
+  readonly url: string;
+  readonly cookies: readonly string[];
+  readonly connections: number;
+  readonly durationS: number;
+  /** Requests per second for the whole run (soak); unset: as fast as the target answers. */
+  readonly overallRate?: number | undefined;
+}
+
+export interface LoadResult {
+  readonly requests: number;
+  readonly rps: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly p999: number;
+  readonly errors: number;
+  readonly non2xx: number;
+  /** Responses whose body was not exactly {"ok":true}. */
+  readonly wrongBodies: number;
+}
+
+export const FIELD_PATH = '/cotizaciones/api/update_cotizacion_api.php';
+const BODY = 'id=12&field=estado&value=aprobada';
+
+/** Drives endpoint A with autocannon; each connection uses its own signed-in session. */
+export async function runLoad(options: LoadOptions): Promise<LoadResult> {
+  let wrongBodies = 0;
+  let next = 0;
+  const result = await autocannon({
+    url: options.url,
+    connections: options.connections,
+    duration: options.durationS,
+    ...(options.overallRate ? { overallRate: options.overallRate } : {}),
+    requests: [
+      {
+        method: 'POST',
+        path: FIELD_PATH,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: BODY,
+        setupRequest: (request, context: { cookie?: string | undefined }) => {
+          context.cookie ??= options.cookies[next++ % options.cookies.length];
+          return { ...request, headers: { ...request.headers, cookie: context.cookie ?? '' } };
+        },
+        onResponse: (_status, body) => {
+          if (body !== '{"ok":true}') wrongBodies += 1;
+        },
+      },
+    ],
+  });
+  return {
+    requests: result.requests.total,
+    rps: result.requests.total / options.durationS,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    p999: result.latency.p99_9,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+    wrongBodies,
+  };
+}

@@ -1,0 +1,75 @@
+import { parseArgs } from 'node:util';
+
+export interface BenchOptions {
+  readonly durationS: number;
+  readonly warmupS: number;
+  readonly rounds: number;
+  readonly connections: number;
+  readonly delays: readonly number[];
+  readonly users: number;
+  readonly peakConnections: number;
+  readonly soak: boolean;
+  readonly soakS: number;
+  readonly writerEntries: number;
+  readonly out: string;
+  readonly redisUrl: string | undefined;
+  readonly postgresUrl: string | undefined;
+}
+
+const HELP = `pnpm bench [options]
+  --duration S         seconds per measured round (5)
+  --warmup S           seconds of warm-up per target (3)
+  --rounds N           interleaved rounds; medians are reported (3)
+  --connections N      concurrent connections (64)
+  --delays A,B         upstream delays in ms, one pass each (0,20)
+  --users N            distinct signed-in sessions (256)
+  --peak-connections N connections of the peak-memory run (256)
+  --soak               add a soak run at half the peak rate
+  --soak-seconds S     length of the soak (300)
+  --writer-entries N   entries of the activity-log writer micro-benchmark (50000)
+  --out DIR            where the Markdown and JSON reports go (bench-results)
+Real services (optional): TEST_REDIS_URL and TEST_POSTGRES_URL add the Redis + PostgreSQL targets.`;
+
+export function readOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptions {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      duration: { type: 'string', default: '5' },
+      warmup: { type: 'string', default: '3' },
+      rounds: { type: 'string', default: '3' },
+      connections: { type: 'string', default: '64' },
+      delays: { type: 'string', default: '0,20' },
+      users: { type: 'string', default: '256' },
+      'peak-connections': { type: 'string', default: '256' },
+      soak: { type: 'boolean', default: false },
+      'soak-seconds': { type: 'string', default: '300' },
+      'writer-entries': { type: 'string', default: '50000' },
+      out: { type: 'string', default: 'bench-results' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(`${HELP}\n`);
+    process.exit(0);
+  }
+  const int = (name: string, value: string) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 0) throw new Error(`--${name} must be a whole number, got ${value}`);
+    return n;
+  };
+  return {
+    durationS: int('duration', values.duration),
+    warmupS: int('warmup', values.warmup),
+    rounds: int('rounds', values.rounds),
+    connections: int('connections', values.connections),
+    delays: values.delays.split(',').map((d) => int('delays', d)),
+    users: int('users', values.users),
+    peakConnections: int('peak-connections', values['peak-connections']),
+    soak: values.soak,
+    soakS: int('soak-seconds', values['soak-seconds']),
+    writerEntries: int('writer-entries', values['writer-entries']),
+    out: values.out,
+    redisUrl: env.TEST_REDIS_URL || undefined,
+    postgresUrl: env.TEST_POSTGRES_URL || undefined,
+  };
+}

@@ -1,0 +1,97 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import type { WriterResult } from './writer-bench.js';
+
+export interface TargetSummary {
+  readonly target: string;
+  readonly delayMs: number;
+  readonly rounds: number;
+  readonly rps: number;
+  readonly ratio: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly p999: number;
+  readonly cpuMsPer1000: number;
+  readonly peakRssMb: number;
+  readonly requests: number;
+  readonly problems: string[];
+}
+
+export interface PeakMemory {
+  readonly target: string;
+  readonly connections: number;
+  readonly peakRssMb: number;
+  readonly rps: number;
+  readonly problems: string[];
+}
+
+export interface SoakResult {
+  readonly target: string;
+  readonly seconds: number;
+  readonly rate: number;
+  readonly requests: number;
+  readonly rssAfterWarmupMb: number;
+  readonly rssAtEndMb: number;
+  readonly growthMb: number;
+  readonly problems: string[];
+}
+
+export interface BenchReport {
+  readonly when: string;
+  readonly machine: string;
+  readonly settings: Record<string, unknown>;
+  readonly targets: TargetSummary[];
+  readonly peakMemory: PeakMemory[];
+  readonly soak: SoakResult | undefined;
+  readonly writer: WriterResult[];
+}
+
+export function machine(): string {
+  const cpu = cpus();
+  return `${cpu.length} × ${cpu[0]?.model.trim() ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${process.platform}`;
+}
+
+const fixed = (n: number, digits = 0) => n.toFixed(digits);
+
+export function toMarkdown(report: BenchReport): string {
+  const lines = [
+    `Run ${report.when} on ${report.machine}.`,
+    `Settings: ${Object.entries(report.settings).map(([k, v]) => `${k}=${String(v)}`).join(', ')}.`,
+    '',
+    '| upstream delay | target | req/s (median) | × baseline | p50 ms | p99 ms | p99.9 ms | CPU ms / 1000 req | peak RSS MB | checks |',
+    '|---|---|---|---|---|---|---|---|---|---|',
+    ...report.targets.map(
+      (t) =>
+        `| ${t.delayMs} ms | ${t.target} | ${fixed(t.rps)} | ${fixed(t.ratio, 2)} | ${fixed(t.p50, 1)} | ${fixed(t.p99, 1)} | ${fixed(t.p999, 1)} | ${fixed(t.cpuMsPer1000)} | ${fixed(t.peakRssMb)} | ${t.problems.length ? t.problems.join('; ') : `ok (${t.requests} requests)`} |`,
+    ),
+  ];
+  if (report.peakMemory.length) {
+    lines.push('', '| peak memory run | connections | req/s | peak RSS MB | checks |', '|---|---|---|---|---|');
+    for (const m of report.peakMemory) {
+      lines.push(`| ${m.target} | ${m.connections} | ${fixed(m.rps)} | ${fixed(m.peakRssMb, 1)} | ${m.problems.length ? m.problems.join('; ') : 'ok'} |`);
+    }
+  }
+  if (report.soak) {
+    const s = report.soak;
+    lines.push(
+      '',
+      '| soak | seconds | req/s | requests | RSS after warm-up MB | RSS at end MB | growth MB | checks |',
+      '|---|---|---|---|---|---|---|---|',
+      `| ${s.target} | ${s.seconds} | ${fixed(s.rate)} | ${s.requests} | ${fixed(s.rssAfterWarmupMb, 1)} | ${fixed(s.rssAtEndMb, 1)} | ${fixed(s.growthMb, 1)} | ${s.problems.length ? s.problems.join('; ') : 'ok'} |`,
+    );
+  }
+  if (report.writer.length) {
+    lines.push('', '| activity-log writer | entries | entries/s | written |', '|---|---|---|---|');
+    for (const w of report.writer) lines.push(`| ${w.store} | ${w.entries} | ${fixed(w.entriesPerSecond)} | ${w.written} |`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+export function writeReport(dir: string, report: BenchReport): string {
+  mkdirSync(dir, { recursive: true });
+  const markdown = toMarkdown(report);
+  writeFileSync(join(dir, 'latest.md'), markdown);
+  writeFileSync(join(dir, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
+  return markdown;
+}

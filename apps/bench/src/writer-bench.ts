@@ -1,0 +1,53 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ActivityEntry } from '@cotizaciones/core';
+import { bufferedActivityLog, openSqlActivityLogStore } from '@cotizaciones/adapters';
+import { dropTable } from '@cotizaciones/adapters/testing';
+
+export interface WriterResult {
+  readonly store: string;
+  readonly entries: number;
+  readonly entriesPerSecond: number;
+  readonly written: number;
+}
+
+function entry(i: number): ActivityEntry {
+  return {
+    createdAt: new Date(),
+    module: 'Cotizaciones',
+    eventKey: 'cotizaciones.update',
+    description: `Actualizó la cotización #${i}`,
+    entityType: 'cotizacion',
+    entityId: BigInt(i),
+    details: { field: 'estado' },
+    userId: String(i % 500),
+    requestId: `req-${i}`,
+    clientIp: '127.0.0.1',
+    userAgent: 'bench',
+  };
+}
+
+/** Records `entries` entries as requests would (one at a time) and times until all are written. */
+export async function benchWriter(name: string, url: string, entries: number): Promise<WriterResult> {
+  const table = `activity_log_writer_${randomBytes(4).toString('hex')}`;
+  const store = await openSqlActivityLogStore(url, { table });
+  const log = bufferedActivityLog(store, { maxQueue: entries });
+  const started = performance.now();
+  for (let i = 1; i <= entries; i += 1) {
+    log.record(entry(i));
+    // Let the writer run between bursts, as it would between requests.
+    if (i % 1000 === 0) await new Promise((resolve) => setImmediate(resolve));
+  }
+  await log.flush();
+  const seconds = (performance.now() - started) / 1000;
+  const { written } = log.stats();
+  await log.close();
+  await dropTable(url, table);
+  return { store: name, entries, entriesPerSecond: entries / seconds, written };
+}
+
+export function sqliteWriterUrl(): string {
+  return `sqlite:${join(mkdtempSync(join(tmpdir(), 'writer-bench-')), 'activity.db')}`;
+}
