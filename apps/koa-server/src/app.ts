@@ -10,6 +10,7 @@ import { REJECTIONS } from './http/rejection.js';
 import { requestLog } from './http/request-log.js';
 import { replyJson } from './http/reply-json.js';
 import { sessionMiddleware, type ExternalSessionStore } from './http/session.js';
+import { signingKeys } from './http/signing-keys.js';
 import type { ServerLog } from './server-log.js';
 
 export const QUOTATION_FIELD_PATH = '/cotizaciones/api/update_cotizacion_api.php';
@@ -37,23 +38,26 @@ export interface AppDeps {
 
 /** The Koa application, not listening: tests drive it on an ephemeral port. */
 export function createApp(options: AppOptions, deps: AppDeps): Koa {
-  const app = new Koa({ keys: [...options.sessionKeys], proxy: options.trustProxy });
+  const app = new Koa({ proxy: options.trustProxy });
+  app.keys = signingKeys(options.sessionKeys);
   app.on('error', (error: unknown) => deps.log.error({ err: error }, 'koa error'));
 
   const limits = { maxBytes: options.bodyLimitBytes, maxParams: options.maxParams };
   const session = sessionMiddleware(app, {
+    keys: options.sessionKeys,
     policy: options.sessionPolicy,
     secure: options.secureCookies,
     store: deps.sessionStore,
   });
-  // Only urlencoded bodies go through koa-body (raw text kept, parsed by PHP's rules); multipart is ours.
+  // koa-body reads an urlencoded body as text (its size limit answers 413) and we parse it by PHP's
+  // rules; its own form parser (qs) would build arrays and objects only to be thrown away. Multipart is ours.
   const bodyParser = koaBody({
     json: false,
-    text: false,
+    urlencoded: false,
     multipart: false,
-    urlencoded: true,
-    includeUnparsed: true,
-    formLimit: options.bodyLimitBytes,
+    text: true,
+    textTypes: ['application/x-www-form-urlencoded'],
+    textLimit: options.bodyLimitBytes,
     encoding: 'utf-8',
     parsedMethods: [HttpMethodEnum.POST],
   });

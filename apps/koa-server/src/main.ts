@@ -2,7 +2,9 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import { ConfigError, loadConfig } from './config.js';
 import { compose } from './compose.js';
-import { createServerLog } from './server-log.js';
+import { bufferedStdout, createServerLog } from './server-log.js';
+
+const stdout = bufferedStdout();
 
 async function main(): Promise<void> {
   let config;
@@ -13,7 +15,7 @@ async function main(): Promise<void> {
     process.stderr.write(`configuration error: ${error.message}\n`);
     process.exit(1);
   }
-  const log = createServerLog(config.logLevel);
+  const log = createServerLog(config.logLevel, stdout);
   if (config.upstreamBaseUrl === undefined) log.warn('UPSTREAM_BASE_URL is unset: using the built-in demo upstream');
   if (config.sessionKeysGenerated) log.warn('SESSION_KEYS is unset: sessions are signed with a random key and end with this process');
   const service = await compose(config, log);
@@ -23,17 +25,20 @@ async function main(): Promise<void> {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   log.info({ url: `http://${config.host}:${port}${config.basePath}`, ...service.adapters }, 'listening');
+  stdout.flush();
 
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) {
       log.error({ signal }, 'second signal: exiting now');
+      stdout.flushSync();
       process.exit(1);
     }
     stopping = true;
     log.info({ signal }, 'shutting down: finishing requests in flight');
     const deadline = setTimeout(() => {
       log.error('shutdown timed out');
+      stdout.flushSync();
       process.exit(1);
     }, config.shutdownTimeoutMs).unref();
     // Stop accepting; keep-alive connections are closed as soon as they are idle.
@@ -48,6 +53,7 @@ async function main(): Promise<void> {
       .then(() => {
         clearTimeout(deadline);
         log.info(service.activityLog.stats(), 'stopped');
+        stdout.flushSync();
         process.exit(0);
       })
       .catch((error: unknown) => {
@@ -60,6 +66,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
+  stdout.flushSync();
   process.stderr.write(`start-up failed: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 });

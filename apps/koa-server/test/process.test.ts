@@ -34,7 +34,12 @@ describe('the server process', () => {
     expect(await update.text()).toBe('{"ok":true}');
     const remove = await fetch(`${server.url}${ITEM_PATH}`, { method: 'POST', body: form({ id: '0', delete: '' }), headers: { cookie } });
     expect(await remove.text()).toBe('{"ok":false,"msg":"Registro no encontrado."}');
-    const rows = (await (await fetch(`${server.url}/dev/activity`)).json()) as Array<{ description: string }>;
+    // The audit row is written just after the answer.
+    let rows: Array<{ description: string }> = [];
+    for (let i = 0; i < 40 && rows.length === 0; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      rows = (await (await fetch(`${server.url}/dev/activity`)).json()) as Array<{ description: string }>;
+    }
     expect(rows.map((row) => row.description)).toEqual(['Actualizó la cotización #12']);
   });
 

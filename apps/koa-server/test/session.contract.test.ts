@@ -4,7 +4,7 @@ import { afterAll } from 'vitest';
 import { inMemorySession, redisSessionStore } from '@cotizaciones/adapters';
 import { serviceUrls, testSession } from '@cotizaciones/adapters/testing';
 import { newSessionRecord } from '@cotizaciones/core';
-import { commitSession, koaSession, sessionMiddleware, type ExternalSessionStore } from '../src/http/session.js';
+import { koaSession, sessionMiddleware, signIn, type ExternalSessionStore } from '../src/http/session.js';
 import { cookieHeader, listen, SESSION_KEY } from './support/service.js';
 
 const policy = { idleMs: 60_000, maxMs: 3_600_000 };
@@ -18,12 +18,10 @@ testSession('in-memory', { currentUserWith: (user) => inMemorySession(user).curr
 async function koaHarness(store?: ExternalSessionStore) {
   const app = new Koa({ keys: [SESSION_KEY] });
   const router = new Router();
-  const session = sessionMiddleware(app, { policy, secure: false, store });
+  const session = sessionMiddleware(app, { keys: [SESSION_KEY], policy, secure: false, store });
   router.post('/put', session, async (ctx) => {
     const user: unknown = JSON.parse(String(ctx.get('x-user')));
-    const record = { ...newSessionRecord({ id: 'x' }, Date.now()), user };
-    Object.assign((ctx as unknown as { session: object }).session, record);
-    await commitSession(ctx);
+    await signIn(ctx, { ...newSessionRecord({ id: 'x' }, Date.now()), user });
     ctx.body = 'ok';
   });
   router.get('/who', session, async (ctx) => {

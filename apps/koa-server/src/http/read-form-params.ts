@@ -8,11 +8,12 @@ const NO_PARAMS: FormParams = new Map();
 /**
  * PHP's `$_POST`: parameters come only from an urlencoded or multipart body;
  * any other body (JSON, text, none) gives none, and the query string is never read.
- * `ctx.request.rawBody` is the urlencoded body as koa-body read it.
+ * `ctx.request.body` is the urlencoded body as text, as koa-body read it.
  */
 export async function readFormParams(ctx: Context, limits: BodyLimits): Promise<FormParams> {
-  if (ctx.is('application/x-www-form-urlencoded')) {
-    const raw = (ctx.request as { rawBody?: string }).rawBody ?? '';
+  // koa-body leaves a string only for an urlencoded body.
+  const raw = (ctx.request as { body?: unknown }).body;
+  if (typeof raw === 'string') {
     return phpFormParams(checkCount(urlencodedPairs(raw), limits));
   }
   if (ctx.is('multipart/form-data')) {

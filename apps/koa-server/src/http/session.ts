@@ -1,7 +1,7 @@
-import { createHmac } from 'node:crypto';
 import type Koa from 'koa';
 import type { Context, Middleware } from 'koa';
 import createSession from 'koa-session';
+import { signingKeys, type SigningKeys } from './signing-keys.js';
 import { checkSession, type Session, type SessionPolicy, type SessionRecord } from '@cotizaciones/core';
 
 /** The part of koa-session's session model this service uses. */
@@ -19,6 +19,8 @@ export interface ExternalSessionStore {
 }
 
 export interface SessionSettings {
+  /** SESSION_KEYS: the first signs, all verify. */
+  readonly keys: readonly string[];
   readonly policy: SessionPolicy;
   readonly secure: boolean;
   readonly store?: ExternalSessionStore | undefined;
@@ -32,7 +34,8 @@ export const SESSION_COOKIE = 'cotizaciones.sid';
  * the route's to handle, not a replacement of its answer.
  */
 export function sessionMiddleware(app: Koa, settings: SessionSettings): Middleware {
-  const keys = app.keys as string[];
+  const signer = signingKeys(settings.keys);
+  const several = settings.keys.length > 1;
   const session = createSession(
     {
       key: SESSION_COOKIE,
@@ -43,12 +46,15 @@ export function sessionMiddleware(app: Koa, settings: SessionSettings): Middlewa
       signed: true,
       overwrite: true,
       autoCommit: false,
+      // Given explicitly: koa-session's defaults are zod-wrapped functions that re-validate on every call.
+      encode: (session: unknown) => Buffer.from(JSON.stringify(session)).toString('base64'),
+      decode: (cookie: string) => JSON.parse(Buffer.from(cookie, 'base64').toString('utf8')) as unknown,
       ...(settings.store ? { store: settings.store } : {}),
     },
     app,
   );
   return (ctx, next) => {
-    ctx.state.sessionSignedWithOldKey = signedWithOldKey(ctx, keys);
+    ctx.state.sessionSignedWithOldKey = several && signedWithOldKey(ctx, signer);
     return session(ctx, next);
   };
 }
@@ -58,12 +64,11 @@ export function sessionMiddleware(app: Koa, settings: SessionSettings): Middlewa
  * cookies library then re-signs it, but without its attributes (expiry,
  * SameSite, Secure); the commit saves the whole session again instead.
  */
-function signedWithOldKey(ctx: Context, keys: readonly string[]): boolean {
+function signedWithOldKey(ctx: Context, signer: SigningKeys): boolean {
   const value = ctx.cookies.get(SESSION_COOKIE, { signed: false });
   const sig = ctx.cookies.get(`${SESSION_COOKIE}.sig`, { signed: false });
-  if (!value || !sig || keys.length < 2) return false;
-  const sign = (key: string) => createHmac('sha1', key).update(`${SESSION_COOKIE}=${value}`).digest('base64url');
-  return sign(keys[0] ?? '') !== sig && keys.slice(1).some((key) => sign(key) === sig);
+  if (!value || !sig) return false;
+  return signer.index(`${SESSION_COOKIE}=${value}`, sig) > 0;
 }
 
 function model(ctx: Context): KoaSessionModel | null {
@@ -84,14 +89,21 @@ export function koaSession(ctx: Context, policy: SessionPolicy, now: () => numbe
       const session = model(ctx);
       const check = checkSession(session, now(), policy);
       if (check.expired) endSession(ctx, session);
-      else if (check.touch && session) session.seenAt = now();
+      else if (check.touch && session) {
+        session.seenAt = now();
+        ctx.state.sessionTouched = true;
+      }
       ctx.state.userId = check.user?.id;
       return Promise.resolve(check.user);
     },
   };
 }
 
-/** Writes the session back (the cookie, or the external store). */
+/**
+ * Writes the session back (the cookie, or the external store) when this
+ * request changed it; koa-session would otherwise serialise and hash it again
+ * only to find it unchanged.
+ */
 export async function commitSession(ctx: Context): Promise<void> {
   const ended = ctx.state.endedSession as KoaSessionModel | undefined;
   if (ended) {
@@ -99,7 +111,8 @@ export async function commitSession(ctx: Context): Promise<void> {
     return;
   }
   const session = model(ctx);
-  await (ctx.state.sessionSignedWithOldKey && session?.user ? session.save() : session?.manuallyCommit());
+  if (ctx.state.sessionSignedWithOldKey && session?.user) await session.save();
+  else if (ctx.state.sessionTouched || ctx.state.sessionChanged) await session?.manuallyCommit();
 }
 
 /** Signs `user` in under a fresh session id (no fixation), recording when. */
@@ -107,6 +120,7 @@ export async function signIn(ctx: Context, record: Required<SessionRecord>): Pro
   const session = model(ctx);
   if (!session) throw new Error('koa-session is not mounted on this route');
   Object.assign(session, record);
+  ctx.state.sessionChanged = true;
   await session.regenerate();
 }
 

@@ -20,6 +20,8 @@ export interface BufferedActivityLogOptions {
   readonly maxQueue?: number;
   /** Entries per INSERT. */
   readonly maxBatch?: number;
+  /** How long a partial batch waits for more entries: fewer, larger INSERTs under load. */
+  readonly lingerMs?: number;
   readonly retryMinMs?: number;
   readonly retryMaxMs?: number;
   /** Told of every failed write and, at most once a second, of dropped entries: the server log. */
@@ -34,12 +36,14 @@ export interface BufferedActivityLog extends ActivityLog {
 
 /**
  * The activity log in front of a store: `record` only enqueues; a single
- * writer drains the queue in batches on a later tick, so a write never delays a
- * response, and retries with exponential backoff while the store fails.
+ * writer drains the queue in batches on a later tick (after `lingerMs`, so a
+ * write never delays a response and batches fill up under load), and retries
+ * with exponential backoff while the store fails.
  */
 export function bufferedActivityLog(store: ActivityLogStore, options: BufferedActivityLogOptions = {}): BufferedActivityLog {
   const maxQueue = options.maxQueue ?? 10_000;
   const maxBatch = options.maxBatch ?? 500;
+  const lingerMs = options.lingerMs ?? 20;
   const retryMinMs = options.retryMinMs ?? 100;
   const retryMaxMs = options.retryMaxMs ?? 30_000;
   const report = (problem: ActivityLogProblem) => {
@@ -62,6 +66,7 @@ export function bufferedActivityLog(store: ActivityLogStore, options: BufferedAc
   async function drain(): Promise<void> {
     let attempt = 0;
     while (queue.length > 0 && !closed) {
+      if (queue.length < maxBatch && lingerMs > 0) await sleep(lingerMs);
       const batch = queue.slice(0, maxBatch);
       try {
         await store.write(batch);
@@ -120,5 +125,5 @@ export function bufferedActivityLog(store: ActivityLogStore, options: BufferedAc
 }
 
 function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
