@@ -3,7 +3,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ActivityEntry } from '@cotizaciones/core';
-import { bufferedActivityLog, openSqlActivityLogStore } from '@cotizaciones/adapters';
+import { bufferedActivityLog } from '@cotizaciones/adapters';
+import { openSqlActivityLogStore } from '@cotizaciones/adapters/sql';
 import { dropTable } from '@cotizaciones/adapters/testing';
 
 export interface WriterResult {

@@ -1,15 +1,12 @@
 import type Koa from 'koa';
 import { updateQuotationField, updateQuotationItem, type TokenSource, type Upstream } from '@cotizaciones/core';
 import {
-  clientCredentialsTokenSource,
-  gotUpstream,
   openActivityLog,
-  redisSessionStore,
   sessionTokenSource,
   staticTokenSource,
-  undiciUpstream,
-  type BufferedActivityLog,
   type ActivityLogProblem,
+  type BufferedActivityLog,
+  type ClosableUpstream,
   type ReadableActivityLogStore,
 } from '@cotizaciones/adapters';
 import { createApp } from './app.js';
@@ -27,14 +24,15 @@ export interface Service {
   close(timeoutMs: number): Promise<void>;
 }
 
-/** The composition root: builds each adapter the configuration names and wires the use cases to them. */
+/**
+ * The composition root: builds each adapter the configuration names and wires
+ * the use cases to them. Adapters with heavy clients are imported only when
+ * chosen, so a process carries only the libraries it uses.
+ */
 export async function compose(config: Config, log: ServerLog): Promise<Service> {
   const demo = config.upstreamBaseUrl === undefined;
-  const httpClient = config.upstreamClient === 'undici' ? undiciUpstream : gotUpstream;
-  const upstream: Upstream & { close?: () => void } = demo
-    ? demoUpstream()
-    : httpClient({ baseUrl: config.upstreamBaseUrl, timeoutMs: config.upstreamTimeoutMs });
-  const tokens = tokenSourceFor(config);
+  const upstream: Upstream & { close?: () => void } = demo ? demoUpstream() : await httpUpstream(config, config.upstreamBaseUrl);
+  const tokens = await tokenSourceFor(config);
 
   const activity = await openActivityLog(config.activityLogUrl, {
     table: config.activityLogTable,
@@ -44,7 +42,7 @@ export async function compose(config: Config, log: ServerLog): Promise<Service> 
 
   const sessionStore =
     config.sessionStore === 'redis'
-      ? redisSessionStore({
+      ? (await import('@cotizaciones/adapters/redis')).redisSessionStore({
           url: config.redisUrl!,
           prefix: config.redisKeyPrefix,
           onConnectionError: (error) => log.warn({ err: error }, 'session store (Redis) connection error'),
@@ -94,15 +92,24 @@ export async function compose(config: Config, log: ServerLog): Promise<Service> 
   };
 }
 
-function tokenSourceFor(config: Config): TokenSource {
+async function httpUpstream(config: Config, baseUrl: string): Promise<ClosableUpstream> {
+  const options = { baseUrl, timeoutMs: config.upstreamTimeoutMs };
+  return config.upstreamClient === 'undici'
+    ? (await import('@cotizaciones/adapters/undici')).undiciUpstream(options)
+    : (await import('@cotizaciones/adapters/got')).gotUpstream(options);
+}
+
+async function tokenSourceFor(config: Config): Promise<TokenSource> {
   const source = config.tokenSource;
   switch (source.kind) {
     case 'static':
       return staticTokenSource(source.token);
     case 'session':
       return sessionTokenSource(source.key);
-    case 'client-credentials':
+    case 'client-credentials': {
+      const { clientCredentialsTokenSource } = await import('@cotizaciones/adapters/oauth');
       return clientCredentialsTokenSource({ ...source, timeoutMs: config.upstreamTimeoutMs });
+    }
   }
 }
 

@@ -4,7 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openSqlActivityLogStore } from '@cotizaciones/adapters';
+import { openSqlActivityLogStore } from '@cotizaciones/adapters/sql';
 import { startStubUpstream } from '@cotizaciones/adapters/testing';
 import { MAIN, startProcess } from './support/process.js';
 import { cookieHeader, FIELD_PATH, ITEM_PATH, form, SESSION_KEY } from './support/service.js';

@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TokenUnavailableError } from '@cotizaciones/core';
-import { redisSessionStore } from '@cotizaciones/adapters';
+import { redisSessionStore } from '@cotizaciones/adapters/redis';
 import { serviceUrls } from '@cotizaciones/adapters/testing';
 import { expectAnswer, expectContractHeaders } from './support/contract-headers.js';
 import { startApp } from './support/app.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { openSqlActivityLogStore } from '@cotizaciones/adapters';
+import { openSqlActivityLogStore } from '@cotizaciones/adapters/sql';
 import { serviceUrls } from '@cotizaciones/adapters/testing';
 import { expectAnswer } from './support/contract-headers.js';
 import { redisProcess } from './support/redis-process.js';

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSqlActivityLogStore, type SqlActivityLogStore } from '@cotizaciones/adapters';
+import { openSqlActivityLogStore, type SqlActivityLogStore } from '@cotizaciones/adapters/sql';
 import { dropTable, serviceUrls, startStubUpstream, type StubUpstreamServer } from '@cotizaciones/adapters/testing';
 import { startProcess } from './support/process.js';
 import { cookieHeader, FIELD_PATH, form, SESSION_KEY } from './support/service.js';

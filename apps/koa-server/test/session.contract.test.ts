@@ -1,7 +1,8 @@
 import Router from '@koa/router';
 import Koa from 'koa';
 import { afterAll } from 'vitest';
-import { inMemorySession, redisSessionStore } from '@cotizaciones/adapters';
+import { inMemorySession } from '@cotizaciones/adapters';
+import { redisSessionStore } from '@cotizaciones/adapters/redis';
 import { serviceUrls, testSession } from '@cotizaciones/adapters/testing';
 import { newSessionRecord } from '@cotizaciones/core';
 import { koaSession, sessionMiddleware, signIn, type ExternalSessionStore } from '../src/http/session.js';

@@ -7,9 +7,9 @@ import {
   bufferedActivityLog,
   inMemoryActivityLog,
   inMemoryActivityLogStore,
-  openSqlActivityLogStore,
   toStoredActivity,
 } from '../src/index.js';
+import { openSqlActivityLogStore } from '../src/sql.js';
 import { sampleEntry, serviceUrls, testActivityLog } from '../src/testing/index.js';
 import { dropTable } from '../src/testing/index.js';
 

@@ -1,6 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { UpstreamError } from '@cotizaciones/core';
-import { gotUpstream, undiciUpstream, type ClosableUpstream } from '../src/index.js';
+import type { ClosableUpstream } from '../src/index.js';
+import { gotUpstream } from '../src/got.js';
+import { undiciUpstream } from '../src/undici.js';
 import { startStubUpstream, type StubUpstreamServer } from '../src/testing/index.js';
 
 describe.each([

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SessionUnavailableError } from '@cotizaciones/core';
-import { inMemorySessionStore, redisSessionStore } from '../src/index.js';
+import { inMemorySessionStore } from '../src/index.js';
+import { redisSessionStore } from '../src/redis.js';
 import { serviceUrls, testSessionStore } from '../src/testing/index.js';
 
 const urls = serviceUrls();

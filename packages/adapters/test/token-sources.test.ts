@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TokenUnavailableError } from '@cotizaciones/core';
-import { clientCredentialsTokenSource, sessionTokenSource, staticTokenSource } from '../src/index.js';
+import { sessionTokenSource, staticTokenSource } from '../src/index.js';
+import { clientCredentialsTokenSource } from '../src/oauth.js';
 import { startStubTokenEndpoint, testTokenSource, type StubTokenEndpoint } from '../src/testing/index.js';
 
 const user = { id: '7', token: 'user-own-token' };

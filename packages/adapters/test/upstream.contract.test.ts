@@ -1,4 +1,6 @@
-import { gotUpstream, inMemoryUpstream, undiciUpstream } from '../src/index.js';
+import { inMemoryUpstream } from '../src/index.js';
+import { gotUpstream } from '../src/got.js';
+import { undiciUpstream } from '../src/undici.js';
 import { startStubUpstream, testUpstream, type UpstreamScenario } from '../src/testing/index.js';
 
 const timeoutMs = 300;

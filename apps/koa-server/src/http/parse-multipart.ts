@@ -1,5 +1,4 @@
 import type { IncomingMessage } from 'node:http';
-import formidable from 'formidable';
 import { REJECTIONS } from './rejection.js';
 
 export interface BodyLimits {
@@ -20,7 +19,9 @@ interface PartStream {
  * a part is a file exactly when its Content-Disposition has a `filename`
  * (whatever its Content-Type); files are read and discarded, never stored.
  */
-export function parseMultipart(req: IncomingMessage, limits: BodyLimits): Promise<Array<[string, string]>> {
+export async function parseMultipart(req: IncomingMessage, limits: BodyLimits): Promise<Array<[string, string]>> {
+  // Loaded on the first multipart request: the inline editor posts urlencoded forms.
+  const { default: formidable } = await import('formidable');
   return new Promise((resolve, reject) => {
     const form = formidable({ maxFields: Infinity, maxFieldsSize: limits.maxBytes, allowEmptyFiles: true });
     const fields: Array<[string, string]> = [];

@@ -1,7 +1,6 @@
 import type { ReadableActivityLogStore } from './activity-log-store.js';
 import { bufferedActivityLog, type BufferedActivityLog, type BufferedActivityLogOptions } from './buffered-activity-log.js';
 import { inMemoryActivityLogStore } from './in-memory-activity-log-store.js';
-import { openSqlActivityLogStore, sqlEngineOf } from './sql-activity-log-store.js';
 
 export interface OpenedActivityLog {
   readonly log: BufferedActivityLog;
@@ -10,19 +9,18 @@ export interface OpenedActivityLog {
   readonly engine: string;
 }
 
-/** Whether `url` names a supported store: `memory:`, `sqlite:<file>`, `postgres://…`, `mysql://…`. */
-export function isActivityLogUrl(url: string): boolean {
-  return url === 'memory:' || sqlEngineOf(url) !== undefined;
-}
-
 /** The buffered activity log over the store `url` names. */
 export async function openActivityLog(
   url: string,
   options: BufferedActivityLogOptions & { table?: string } = {},
 ): Promise<OpenedActivityLog> {
   const { table, ...buffering } = options;
-  const store =
-    url === 'memory:' ? inMemoryActivityLogStore() : await openSqlActivityLogStore(url, table ? { table } : {});
-  const engine = 'engine' in store ? String(store.engine) : 'memory';
-  return { log: bufferedActivityLog(store, buffering), store, engine };
+  const store = url === 'memory:' ? inMemoryActivityLogStore() : await openSql(url, table);
+  return { log: bufferedActivityLog(store, buffering), store, engine: 'engine' in store ? String(store.engine) : 'memory' };
+}
+
+async function openSql(url: string, table: string | undefined): Promise<ReadableActivityLogStore> {
+  // Loaded on demand: Kysely and the database drivers are tens of MB a process need not carry.
+  const { openSqlActivityLogStore } = await import('./sql-activity-log-store.js');
+  return openSqlActivityLogStore(url, table ? { table } : {});
 }

@@ -2,9 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { CompiledQuery, Kysely, MysqlDialect, PostgresDialect, SqliteDialect, sql, type Dialect } from 'kysely';
 import type { ActivityEntry } from '@cotizaciones/core';
+import { sqlEngineOf, type SqlEngine } from './activity-log-url.js';
 import { toStoredActivity, type ReadableActivityLogStore, type StoredActivity } from './activity-log-store.js';
-
-export type SqlEngine = 'sqlite' | 'postgres' | 'mysql';
 
 export interface SqlActivityLogStore extends ReadableActivityLogStore {
   readonly engine: SqlEngine;
@@ -34,14 +33,6 @@ const KEY_AND_TIME: Record<SqlEngine, string> = {
   postgres: 'id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, created_at TIMESTAMPTZ NOT NULL,',
   mysql: 'id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY, created_at DATETIME(3) NOT NULL,',
 };
-
-/** Which engine an `ACTIVITY_LOG_URL` names, or undefined when it names none of them. */
-export function sqlEngineOf(url: string): SqlEngine | undefined {
-  if (url.startsWith('sqlite:')) return 'sqlite';
-  if (/^postgres(ql)?:\/\//.test(url)) return 'postgres';
-  if (/^(mysql|mariadb):\/\//.test(url)) return 'mysql';
-  return undefined;
-}
 
 /**
  * The activity log in SQLite (`sqlite:<file>`), PostgreSQL (`postgres://…`) or

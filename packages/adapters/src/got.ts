@@ -1,0 +1,1 @@
+export { gotUpstream } from './upstream/got-upstream.js';

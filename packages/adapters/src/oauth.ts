@@ -1,0 +1,1 @@
+export { clientCredentialsTokenSource, type ClientCredentialsOptions } from './tokens/client-credentials-token-source.js';

@@ -1,0 +1,1 @@
+export { redisSessionStore, type RedisSessionStore, type RedisSessionStoreOptions } from './session/redis-session-store.js';

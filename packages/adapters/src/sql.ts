@@ -1,0 +1,1 @@
+export { openSqlActivityLogStore, type SqlActivityLogStore } from './activity-log/sql-activity-log-store.js';

@@ -1,0 +1,1 @@
+export { undiciUpstream } from './upstream/undici-upstream.js';
