@@ -112,6 +112,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
   const tokenSource = tokenSourceOf(e, demo);
   if (production && !e.SESSION_KEYS) throw new ConfigError('SESSION_KEYS: required in production');
   if (production && e.DEV_LOGIN) throw new ConfigError('DEV_LOGIN: the dev sign-in routes are refused in production');
+  // Production cookies are Secure; this server speaks plain HTTP, so it must learn HTTPS from the TLS proxy.
+  if (production && !e.TRUST_PROXY) throw new ConfigError('TRUST_PROXY: set it to 1 in production (Secure cookies need the TLS proxy\'s X-Forwarded-Proto)');
   if (e.SESSION_STORE === 'redis' && !e.REDIS_URL) throw new ConfigError('REDIS_URL: required when SESSION_STORE=redis');
 
   return {

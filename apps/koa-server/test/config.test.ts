@@ -88,6 +88,7 @@ describe('loadConfig', () => {
     ['production on the demo upstream', { NODE_ENV: 'production', SESSION_KEYS: KEYS }, /^UPSTREAM_BASE_URL: /],
     ['production without session keys', { NODE_ENV: 'production', UPSTREAM_BASE_URL: 'http://u', UPSTREAM_TOKEN: 't' }, /^SESSION_KEYS: /],
     ['production with the dev sign-in', { NODE_ENV: 'production', UPSTREAM_BASE_URL: 'http://u', UPSTREAM_TOKEN: 't', SESSION_KEYS: KEYS, DEV_LOGIN: '1' }, /^DEV_LOGIN: /],
+    ['production without a trusted proxy', { NODE_ENV: 'production', UPSTREAM_BASE_URL: 'http://u', UPSTREAM_TOKEN: 't', SESSION_KEYS: KEYS }, /^TRUST_PROXY: /],
   ])('refuses %s, naming the variable', (_, env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
@@ -112,7 +113,7 @@ describe('loadConfig', () => {
   });
 
   it('accepts a production configuration', () => {
-    const config = loadConfig({ NODE_ENV: 'production', UPSTREAM_BASE_URL: 'http://u', UPSTREAM_TOKEN: 't', SESSION_KEYS: KEYS });
+    const config = loadConfig({ NODE_ENV: 'production', UPSTREAM_BASE_URL: 'http://u', UPSTREAM_TOKEN: 't', SESSION_KEYS: KEYS, TRUST_PROXY: '1' });
     expect(config).toMatchObject({ production: true, devLogin: false });
   });
 });
