@@ -4,6 +4,7 @@ import { HttpMethodEnum, koaBody } from 'koa-body';
 import type { SessionPolicy } from '@cotizaciones/core';
 import type { ReadableActivityLogStore } from '@cotizaciones/adapters';
 import { mountDevRoutes } from './http/dev-routes.js';
+import { crossSiteGuard } from './http/cross-site-guard.js';
 import { endpoint, postOnly, type UseCase } from './http/endpoint.js';
 import { errorHandler } from './http/error-handler.js';
 import { REJECTIONS } from './http/rejection.js';
@@ -25,6 +26,8 @@ export interface AppOptions {
   readonly secureCookies: boolean;
   readonly trustProxy: boolean;
   readonly devLogin: boolean;
+  /** Origins allowed to POST from a browser; undefined: only the service's own. */
+  readonly allowedOrigins?: readonly string[] | undefined;
 }
 
 export interface AppDeps {
@@ -67,10 +70,11 @@ export function createApp(options: AppOptions, deps: AppDeps): Koa {
   router.get('/healthz', (ctx) => {
     replyJson(ctx, 200, { ok: true });
   });
-  router.all(`${options.basePath}${QUOTATION_FIELD_PATH}`, postOnly, session, bodyParser, endpoint(deps.updateQuotationField, settings));
-  router.all(`${options.basePath}${QUOTATION_ITEM_PATH}`, postOnly, session, bodyParser, endpoint(deps.updateQuotationItem, settings));
+  const sameSite = crossSiteGuard(options.allowedOrigins);
+  router.all(`${options.basePath}${QUOTATION_FIELD_PATH}`, postOnly, sameSite, session, bodyParser, endpoint(deps.updateQuotationField, settings));
+  router.all(`${options.basePath}${QUOTATION_ITEM_PATH}`, postOnly, sameSite, session, bodyParser, endpoint(deps.updateQuotationItem, settings));
   if (options.devLogin) {
-    mountDevRoutes(router, { prefix: '', session, bodyParser, limits, activity: deps.activity });
+    mountDevRoutes(router, { prefix: '', guard: sameSite, session, bodyParser, limits, activity: deps.activity });
   }
 
   app.use(requestLog(deps.log));

@@ -63,6 +63,7 @@ export async function compose(config: Config, log: ServerLog): Promise<Service> 
       secureCookies: config.production,
       trustProxy: config.trustProxy,
       devLogin: config.devLogin,
+      allowedOrigins: config.allowedOrigins,
     },
     {
       updateQuotationField: updateQuotationField(deps),

@@ -45,6 +45,11 @@ const Env = z.object({
   BODY_LIMIT_BYTES: positiveInt(64 * 1024 * 1024).default(1024 * 1024),
   MAX_PARAMS: positiveInt(1_000_000).default(1000),
   TRUST_PROXY: flag.default(false),
+  ALLOWED_ORIGINS: z
+    .string()
+    .transform((list) => list.split(',').map((origin) => origin.trim()).filter((origin) => origin !== ''))
+    .refine((origins) => origins.every((origin) => URL.canParse(origin) && new URL(origin).origin === origin.replace(/\/$/, '')), 'must be comma-separated origins such as https://app.example.com')
+    .optional(),
   SHUTDOWN_TIMEOUT_MS: positiveInt(600_000).default(10_000),
 });
 
@@ -86,6 +91,8 @@ export interface Config {
   readonly bodyLimitBytes: number;
   readonly maxParams: number;
   readonly trustProxy: boolean;
+  /** Undefined: only the service's own origin. */
+  readonly allowedOrigins: readonly string[] | undefined;
   readonly shutdownTimeoutMs: number;
 }
 
@@ -140,6 +147,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     maxParams: e.MAX_PARAMS,
     trustProxy: e.TRUST_PROXY,
+    allowedOrigins: e.ALLOWED_ORIGINS,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
   };
 }

@@ -75,6 +75,8 @@ describe('loadConfig', () => {
     ['a token URL without a client id', { UPSTREAM_BASE_URL: 'http://u', UPSTREAM_TOKEN_URL: 'http://id/token', UPSTREAM_CLIENT_SECRET: 's' }, /^UPSTREAM_CLIENT_ID: /],
     ['a token URL without a secret', { UPSTREAM_BASE_URL: 'http://u', UPSTREAM_TOKEN_URL: 'http://id/token', UPSTREAM_CLIENT_ID: 'c' }, /^UPSTREAM_CLIENT_SECRET: /],
     ['a session token key that is not a name', { UPSTREAM_TOKEN_SESSION_KEY: 'a.b' }, /^UPSTREAM_TOKEN_SESSION_KEY: /],
+    ['an origin with a path', { ALLOWED_ORIGINS: 'https://app.example.com/x' }, /^ALLOWED_ORIGINS: /],
+    ['an origin that is not a URL', { ALLOWED_ORIGINS: 'app.example.com' }, /^ALLOWED_ORIGINS: /],
     ['an unsafe table name', { ACTIVITY_LOG_TABLE: 'log; drop' }, /^ACTIVITY_LOG_TABLE: /],
     ['a zero queue bound', { ACTIVITY_LOG_QUEUE_MAX: '0' }, /^ACTIVITY_LOG_QUEUE_MAX: /],
     ['a zero timeout', { UPSTREAM_TIMEOUT_MS: '0' }, /^UPSTREAM_TIMEOUT_MS: /],
@@ -104,6 +106,11 @@ describe('loadConfig', () => {
     [{ UPSTREAM_BASE_URL: 'http://u', UPSTREAM_TOKEN_SESSION_KEY: 'token' }, { kind: 'session', key: 'token' }],
   ])('chooses the token source from %j', (env, tokenSource) => {
     expect(loadConfig(env).tokenSource).toEqual(tokenSource);
+  });
+
+  it('reads the allowed origins', () => {
+    expect(loadConfig({}).allowedOrigins).toBeUndefined();
+    expect(loadConfig({ ALLOWED_ORIGINS: 'https://a.example, http://localhost:8080' }).allowedOrigins).toEqual(['https://a.example', 'http://localhost:8080']);
   });
 
   it('reads the activity log, Redis and shutdown settings', () => {

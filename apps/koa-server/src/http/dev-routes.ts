@@ -13,11 +13,11 @@ import { signIn, signOut } from './session.js';
  */
 export function mountDevRoutes(
   router: Router,
-  options: { prefix: string; session: Middleware; bodyParser: Middleware; limits: BodyLimits; activity: ReadableActivityLogStore },
+  options: { prefix: string; guard: Middleware; session: Middleware; bodyParser: Middleware; limits: BodyLimits; activity: ReadableActivityLogStore },
 ): void {
-  const { prefix, session, bodyParser, limits } = options;
+  const { prefix, guard, session, bodyParser, limits } = options;
 
-  router.post(`${prefix}/dev/login`, session, bodyParser, async (ctx) => {
+  router.post(`${prefix}/dev/login`, guard, session, bodyParser, async (ctx) => {
     // Every plain form field becomes a property of the user (`id`, `name`, a `token` for UPSTREAM_TOKEN_SESSION_KEY…).
     const params = await readFormParams(ctx, limits);
     const user = toSessionUser(Object.fromEntries([...params].filter(([, value]) => typeof value === 'string')));
@@ -29,7 +29,7 @@ export function mountDevRoutes(
     replyJson(ctx, 200, { ok: true });
   });
 
-  router.post(`${prefix}/dev/logout`, session, async (ctx) => {
+  router.post(`${prefix}/dev/logout`, guard, session, async (ctx) => {
     await signOut(ctx);
     replyJson(ctx, 200, { ok: true });
   });

@@ -16,4 +16,5 @@ export const REJECTIONS = {
   malformed: (cause?: unknown) => new Rejection(400, 'Solicitud inválida.', { cause }),
   unavailable: (cause?: unknown) => new Rejection(503, 'Servicio no disponible.', { cause }),
   notFound: () => new Rejection(404, 'No encontrado.'),
+  crossSite: () => new Rejection(403, 'Origen no permitido.'),
 } as const;

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtempSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -119,4 +119,26 @@ export const urlencoded = (body: string) => ({ body, headers: { 'content-type': 
 export function signedCookie(name: string, value: string, key: string): string {
   const sig = createHmac('sha1', key).update(`${name}=${value}`).digest('base64url');
   return `${name}=${value}; ${name}.sig=${sig}`;
+}
+
+/**
+ * A POST through node:http, for headers fetch will not send as given (`Origin`).
+ * Answers a fetch-like Response so the same assertions apply.
+ */
+export function rawPost(url: string, body: string, headers: Record<string, string>): Promise<Response> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body), ...headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        const responseHeaders = new Headers();
+        for (const [name, value] of Object.entries(res.headers)) {
+          for (const one of Array.isArray(value) ? value : [value ?? '']) responseHeaders.append(name, one);
+        }
+        resolve(new Response(Buffer.concat(chunks), { status: res.statusCode ?? 0, headers: responseHeaders }));
+      });
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
 }
