@@ -94,7 +94,7 @@ export async function compose(config: Config, log: ServerLog): Promise<Service> 
 }
 
 async function httpUpstream(config: Config, baseUrl: string): Promise<ClosableUpstream> {
-  const options = { baseUrl, timeoutMs: config.upstreamTimeoutMs };
+  const options = { baseUrl, timeoutMs: config.upstreamTimeoutMs, maxResponseBytes: config.upstreamMaxResponseBytes };
   return config.upstreamClient === 'undici'
     ? (await import('@cotizaciones/adapters/undici')).undiciUpstream(options)
     : (await import('@cotizaciones/adapters/got')).gotUpstream(options);

@@ -24,6 +24,7 @@ const Env = z.object({
   UPSTREAM_TOKEN_SESSION_KEY: z.string().regex(/^[A-Za-z_][\w-]*$/, 'must be a property name such as token').optional(),
   UPSTREAM_TIMEOUT_MS: positiveInt(600_000).default(10_000),
   UPSTREAM_CLIENT: z.enum(['got', 'undici']).default('got'),
+  UPSTREAM_MAX_RESPONSE_BYTES: positiveInt(1024 * 1024 * 1024).default(1024 * 1024),
   ACTIVITY_LOG_URL: z
     .string()
     .default('sqlite:./data/activity.db')
@@ -75,6 +76,7 @@ export interface Config {
   readonly tokenSource: TokenSourceConfig;
   readonly upstreamTimeoutMs: number;
   readonly upstreamClient: 'got' | 'undici';
+  readonly upstreamMaxResponseBytes: number;
   readonly activityLogUrl: string;
   readonly activityLogTable: string;
   readonly activityLogQueueMax: number;
@@ -132,6 +134,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     tokenSource,
     upstreamTimeoutMs: e.UPSTREAM_TIMEOUT_MS,
     upstreamClient: e.UPSTREAM_CLIENT,
+    upstreamMaxResponseBytes: e.UPSTREAM_MAX_RESPONSE_BYTES,
     activityLogUrl: e.ACTIVITY_LOG_URL,
     activityLogTable: e.ACTIVITY_LOG_TABLE,
     activityLogQueueMax: e.ACTIVITY_LOG_QUEUE_MAX,

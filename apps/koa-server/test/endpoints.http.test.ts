@@ -260,6 +260,9 @@ describe('upstream answers', () => {
     ['JSON served as text/plain', { contentType: 'text/plain', text: '{"ok":true}' }, '{"ok":true}', '{"ok":true}'],
     ['ok true with status 500', { status: 500, json: { ok: true } }, '{"ok":true}', '{"ok":true}'],
     ['a dropped connection', { drop: true }, FIELD_FAILED, ITEM_FAILED],
+    ['a connection reset in the middle of the answer', { reset: true }, FIELD_FAILED, ITEM_FAILED],
+    ['a 50 MB answer (read no further than the 1 MiB limit)', { contentType: 'application/json', text: Buffer.alloc(50 * 1024 * 1024, 0x20) }, FIELD_FAILED, ITEM_FAILED],
+    ['invalid UTF-8 in the error message', { contentType: 'application/json', text: Buffer.concat([Buffer.from('{"ok":false,"error":{"message":"a'), Buffer.from([0xff]), Buffer.from('b"}}')]) }, '{"ok":false,"msg":"a\uFFFDb"}', '{"ok":false,"msg":"a\uFFFDb"}'],
     ['no answer before the timeout', { hang: true }, FIELD_FAILED, ITEM_FAILED],
   ])('%s', async (_, answer, fieldReply, itemReply) => {
     svc.stub.answer(answer);

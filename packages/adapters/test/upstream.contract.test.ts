@@ -4,14 +4,16 @@ import { undiciUpstream } from '../src/undici.js';
 import { startStubUpstream, testUpstream, type UpstreamScenario } from '../src/testing/index.js';
 
 const timeoutMs = 300;
+const maxResponseBytes = 64 * 1024;
 
 testUpstream('in-memory', () => {
   let scenario: UpstreamScenario = { json: { ok: true } };
   const upstream = inMemoryUpstream({
     timeoutMs,
+    maxResponseBytes,
     respond: () => {
       const current = scenario;
-      if ('drop' in current) throw new Error('dropped');
+      if ('drop' in current || 'reset' in current) throw new Error('dropped');
       if ('hang' in current) return new Promise(() => undefined);
       return current;
     },
@@ -19,6 +21,7 @@ testUpstream('in-memory', () => {
   return Promise.resolve({
     upstream,
     timeoutMs,
+    maxResponseBytes,
     answer: (next) => {
       scenario = next;
     },
@@ -33,10 +36,11 @@ for (const [name, create] of [
 ] as const) {
   testUpstream(`${name} over HTTP`, async () => {
     const stub = await startStubUpstream();
-    const upstream = create({ baseUrl: stub.url, timeoutMs });
+    const upstream = create({ baseUrl: stub.url, timeoutMs, maxResponseBytes });
     return {
       upstream,
       timeoutMs,
+      maxResponseBytes,
       answer: (next) => stub.answer(next),
       delivered: () =>
         stub.received.map((request) => ({

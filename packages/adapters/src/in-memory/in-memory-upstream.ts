@@ -1,5 +1,6 @@
 import { UpstreamError, type Upstream, type UpstreamRequest } from '@cotizaciones/core';
-import { parseUpstreamBody } from '../upstream/parse-upstream-body.js';
+import { parseUpstreamBody, tooLarge } from '../upstream/parse-upstream-body.js';
+import { DEFAULT_MAX_RESPONSE_BYTES } from '../upstream/upstream-client-options.js';
 
 /** An answer of the fake upstream: a JSON value, or raw text to exercise unreadable bodies. */
 export type ScriptedAnswer = { status?: number; json: unknown } | { status?: number; text: string };
@@ -15,7 +16,8 @@ export interface InMemoryUpstream extends Upstream {
 }
 
 /** An upstream in the same process: answers `{"ok":true}` unless told otherwise. */
-export function inMemoryUpstream(options: { respond?: UpstreamResponder; timeoutMs?: number } = {}): InMemoryUpstream {
+export function inMemoryUpstream(options: { respond?: UpstreamResponder; timeoutMs?: number; maxResponseBytes?: number } = {}): InMemoryUpstream {
+  const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   let respond: UpstreamResponder = options.respond ?? (() => ({ json: { ok: true } }));
   const timeoutMs = options.timeoutMs ?? 10_000;
   const calls: UpstreamRequest[] = [];
@@ -41,6 +43,7 @@ export function inMemoryUpstream(options: { respond?: UpstreamResponder; timeout
       });
       try {
         const scripted = await Promise.race([answer(request), timeout]);
+        if ('text' in scripted && Buffer.byteLength(scripted.text) > maxBytes) throw tooLarge(maxBytes);
         const body = 'json' in scripted ? structuredClone(scripted.json) : parseUpstreamBody(scripted.text);
         return { status: scripted.status ?? 200, body };
       } finally {

@@ -17,6 +17,8 @@ export type StubAnswer =
   | { readonly status?: number; readonly contentType?: string; readonly text: string | Buffer; readonly delayMs?: number }
   /** Closes the socket without answering. */
   | { readonly drop: true }
+  /** Sends the headers and part of a JSON body, then resets the connection. */
+  | { readonly reset: true }
   /** Never answers. */
   | { readonly hang: true };
 
@@ -46,6 +48,10 @@ export async function startStubUpstream(): Promise<StubUpstreamServer> {
     function respond(answer: StubAnswer): void {
       if ('drop' in answer) {
         req.socket.destroy();
+      } else if ('reset' in answer) {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+        res.write('{"ok":tr');
+        setTimeout(() => req.socket.resetAndDestroy(), 20);
       } else if ('hang' in answer) {
         // Left open until the client gives up or the server closes.
       } else if ('json' in answer) {

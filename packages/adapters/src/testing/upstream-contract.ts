@@ -12,12 +12,14 @@ export type UpstreamScenario =
   | { readonly status?: number; readonly json: unknown }
   | { readonly status?: number; readonly text: string; readonly contentType?: string }
   | { readonly drop: true }
+  | { readonly reset: true }
   | { readonly hang: true };
 
 export interface UpstreamHarness {
-  /** An adapter whose time limit is `timeoutMs`. */
+  /** An adapter whose time limit is `timeoutMs` and whose answers may be `maxResponseBytes` long. */
   readonly upstream: Upstream;
   readonly timeoutMs: number;
+  readonly maxResponseBytes: number;
   answer(scenario: UpstreamScenario): void;
   delivered(): DeliveredRequest[];
   close(): Promise<void>;
@@ -72,6 +74,19 @@ export function testUpstream(name: string, createHarness: () => Promise<Upstream
       harness.answer({ drop: true });
       await expect(harness.upstream.post(request)).rejects.toSatisfy(isUpstreamError('connection'));
       expect(harness.delivered()).toHaveLength(1);
+    });
+
+    it('fails with connection when the connection resets in the middle of the answer', async () => {
+      harness.answer({ reset: true });
+      await expect(harness.upstream.post(request)).rejects.toSatisfy(isUpstreamError('connection'));
+      expect(harness.delivered()).toHaveLength(1);
+    });
+
+    it('fails with invalid-body, without reading it all, when the answer is larger than the limit', async () => {
+      harness.answer({ text: `{"ok":true,"pad":"${'x'.repeat(harness.maxResponseBytes)}"}`, contentType: 'application/json' });
+      await expect(harness.upstream.post(request)).rejects.toSatisfy(isUpstreamError('invalid-body'));
+      harness.answer({ text: `{"ok":true,"pad":"${'x'.repeat(harness.maxResponseBytes - 100)}"}`, contentType: 'application/json' });
+      await expect(harness.upstream.post(request)).resolves.toMatchObject({ body: { ok: true } });
     });
 
     it('fails with timeout when no answer comes in time, and does not retry', async () => {

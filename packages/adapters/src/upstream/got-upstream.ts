@@ -2,12 +2,13 @@ import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import got, { RequestError, TimeoutError } from 'got';
 import { UpstreamError } from '@cotizaciones/core';
-import type { ClosableUpstream, UpstreamClientOptions } from './upstream-client-options.js';
-import { parseUpstreamBody } from './parse-upstream-body.js';
+import { DEFAULT_MAX_RESPONSE_BYTES, type ClosableUpstream, type UpstreamClientOptions } from './upstream-client-options.js';
+import { parseUpstreamBody, tooLarge } from './parse-upstream-body.js';
 
 /** The upstream over HTTP with got: one keep-alive agent, a time limit, no retries, no redirects. */
 export function gotUpstream(options: UpstreamClientOptions): ClosableUpstream {
   const base = options.baseUrl.replace(/\/+$/, '');
+  const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   // Our own agent: idle sockets are dropped before a typical 5 s server idle timeout,
   // so a POST is not sent on a socket the server is closing (it would not be retried).
   const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? 256, timeout: 4_000 };
@@ -29,13 +30,23 @@ export function gotUpstream(options: UpstreamClientOptions): ClosableUpstream {
 
   return {
     async post({ path, payload, token }) {
+      let oversized = false;
       try {
-        const response = await client(`${base}${path}`, {
+        const pending = client(`${base}${path}`, {
           body: JSON.stringify(payload),
           headers: { authorization: `Bearer ${token}` },
         });
+        // Stop reading an answer past the limit instead of buffering all of it.
+        pending.on('downloadProgress', ({ transferred }: { transferred: number }) => {
+          if (transferred > maxBytes && !oversized) {
+            oversized = true;
+            pending.cancel();
+          }
+        });
+        const response = await pending;
         return { status: response.statusCode, body: parseUpstreamBody(response.body) };
       } catch (error) {
+        if (oversized) throw tooLarge(maxBytes);
         // got's errors carry the request options (and so the token): keep only the message.
         if (error instanceof TimeoutError) throw new UpstreamError('timeout', error.message);
         if (error instanceof RequestError) throw new UpstreamError('connection', `${error.code}: ${error.message}`);

@@ -8,3 +8,7 @@ export function parseUpstreamBody(text: string): unknown {
     throw new UpstreamError('invalid-body', `upstream body is not JSON (${text.length} chars)`);
   }
 }
+
+export function tooLarge(maxBytes: number): UpstreamError {
+  return new UpstreamError('invalid-body', `upstream answer larger than ${maxBytes} bytes`);
+}

@@ -1,12 +1,13 @@
 import { Pool, errors } from 'undici';
 import { UpstreamError } from '@cotizaciones/core';
-import type { ClosableUpstream, UpstreamClientOptions } from './upstream-client-options.js';
-import { parseUpstreamBody } from './parse-upstream-body.js';
+import { DEFAULT_MAX_RESPONSE_BYTES, type ClosableUpstream, type UpstreamClientOptions } from './upstream-client-options.js';
+import { parseUpstreamBody, tooLarge } from './parse-upstream-body.js';
 
 /** The upstream over HTTP with undici's Pool (Node's own client): keep-alive, a time limit, no retries, no redirects. */
 export function undiciUpstream(options: UpstreamClientOptions): ClosableUpstream {
   const base = new URL(options.baseUrl);
   const basePath = base.pathname.replace(/\/+$/, '');
+  const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const pool = new Pool(base.origin, {
     connections: options.maxSockets ?? 256,
     // Idle sockets are dropped before a typical 5 s server idle timeout (a POST is not retried).
@@ -32,7 +33,7 @@ export function undiciUpstream(options: UpstreamClientOptions): ClosableUpstream
           headersTimeout: options.timeoutMs,
           bodyTimeout: options.timeoutMs,
         });
-        return { status: response.statusCode, body: parseUpstreamBody(await response.body.text()) };
+        return { status: response.statusCode, body: parseUpstreamBody(await readBounded(response.body, maxBytes)) };
       } catch (error) {
         throw asUpstreamError(error, options.timeoutMs);
       }
@@ -41,6 +42,21 @@ export function undiciUpstream(options: UpstreamClientOptions): ClosableUpstream
       void pool.close().catch(() => undefined);
     },
   };
+}
+
+/** The body as UTF-8 text, or a failure as soon as it passes `maxBytes` (the rest is not read). */
+async function readBounded(body: AsyncIterable<Buffer> & { destroy(): void }, maxBytes: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > maxBytes) {
+      body.destroy();
+      throw tooLarge(maxBytes);
+    }
+    chunks.push(chunk);
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks));
 }
 
 function asUpstreamError(error: unknown, timeoutMs: number): unknown {

@@ -7,7 +7,11 @@ export interface UpstreamClientOptions {
   readonly timeoutMs: number;
   /** Sockets per upstream host. */
   readonly maxSockets?: number;
+  /** Larger answers are not read to the end: an `invalid-body` failure. Default 1 MiB. */
+  readonly maxResponseBytes?: number;
 }
+
+export const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
 
 export interface ClosableUpstream extends Upstream {
   /** Closes the idle keep-alive sockets. */
