@@ -37,7 +37,7 @@ export function gotUpstream(options: UpstreamClientOptions): ClosableUpstream {
           headers: { authorization: `Bearer ${token}` },
         });
         // Stop reading an answer past the limit instead of buffering all of it.
-        pending.on('downloadProgress', ({ transferred }: { transferred: number }) => {
+        void pending.on('downloadProgress', ({ transferred }: { transferred: number }) => {
           if (transferred > maxBytes && !oversized) {
             oversized = true;
             pending.cancel();
