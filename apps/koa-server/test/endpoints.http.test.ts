@@ -119,6 +119,11 @@ describe('reading parameters like $_POST', () => {
     expect(sent()).toEqual([{ id: '5', field: 'a b c', value: '%ZZ%4\uFFFD' }]);
   });
 
+  it('keeps a character after an invalid escape (Node\'s URLSearchParams does not)', async () => {
+    await svc.post(FIELD_PATH, Buffer.from('id=5&value=%00%ZZñ'), { cookie, headers: urlencoded('').headers });
+    expect(sent()).toEqual([{ id: '5', field: '', value: '\u0000%ZZñ' }]);
+  });
+
   it('maps raw bytes that are not UTF-8 to U+FFFD', async () => {
     const body = Buffer.concat([Buffer.from('id=5&value=a'), Buffer.from([0xe9]), Buffer.from('b')]);
     await svc.post(FIELD_PATH, body, { cookie, headers: urlencoded('').headers });

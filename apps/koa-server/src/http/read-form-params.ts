@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import { phpFormParams, type FormParams } from '@cotizaciones/core';
 import { parseMultipart, type BodyLimits } from './parse-multipart.js';
 import { REJECTIONS } from './rejection.js';
+import { urlencodedPairs } from './urlencoded.js';
 
 const NO_PARAMS: FormParams = new Map();
 
@@ -20,14 +21,6 @@ export async function readFormParams(ctx: Context, limits: BodyLimits): Promise<
     return phpFormParams(await parseMultipart(ctx.req, limits));
   }
   return NO_PARAMS;
-}
-
-/**
- * `a=1&b&c=%ZZ`: `+` is a space, escapes decode as UTF-8 (invalid bytes become
- * U+FFFD, an invalid escape stays as written), a name without `=` has the empty value.
- */
-function urlencodedPairs(raw: string): Array<[string, string]> {
-  return [...new URLSearchParams(raw)];
 }
 
 function checkCount<T>(pairs: T[], limits: BodyLimits): T[] {

@@ -125,7 +125,7 @@ export function signedCookie(name: string, value: string, key: string): string {
  * A POST through node:http, for headers fetch will not send as given (`Origin`).
  * Answers a fetch-like Response so the same assertions apply.
  */
-export function rawPost(url: string, body: string, headers: Record<string, string>): Promise<Response> {
+export function rawPost(url: string, body: string | Buffer, headers: Record<string, string>): Promise<Response> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body), ...headers } }, (res) => {
       const chunks: Buffer[] = [];
