@@ -63,6 +63,10 @@ export function createApp(options: AppOptions, deps: AppDeps): Koa {
     textLimit: options.bodyLimitBytes,
     encoding: 'utf-8',
     parsedMethods: [HttpMethodEnum.POST],
+    // Any failure to read the body is the client's: too large, or not readable (bad gzip/deflate, unknown encoding, cut short).
+    onError: (error) => {
+      throw (error as { status?: unknown }).status === 413 ? REJECTIONS.tooLarge(error) : REJECTIONS.malformed(error);
+    },
   });
   const settings = { limits, policy: options.sessionPolicy, log: deps.log };
 

@@ -1,5 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TokenUnavailableError } from '@cotizaciones/core';
 import { redisSessionStore } from '@cotizaciones/adapters/redis';
@@ -56,6 +57,24 @@ describe('requests refused at the protocol level', () => {
       data.append('id', '1');
       data.append('file', new Blob([Buffer.alloc(100 * 1024, 1)]), 'big.bin');
       await expectAnswer(await svc.post(path, data, { cookie }), 413, '{"ok":false,"msg":"Solicitud demasiado grande."}');
+    });
+
+    it.each(['deflate', 'gzip', 'bogus'])('a body it cannot decode (Content-Encoding: %s) → 400', async (encoding) => {
+      await expectAnswer(
+        await svc.post(path, 'id=1', { cookie, headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-encoding': encoding } }),
+        400,
+        '{"ok":false,"msg":"Solicitud inválida."}',
+      );
+    });
+
+    it('a gzip-compressed form is read', async () => {
+      const before = svc.stub.received.length;
+      await expectAnswer(
+        await svc.post(path, gzipSync('id=1&field=x'), { cookie, headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-encoding': 'gzip' } }),
+        200,
+        '{"ok":true}',
+      );
+      expect(svc.stub.received).toHaveLength(before + 1);
     });
 
     it('malformed multipart → 400', async () => {
