@@ -4,6 +4,7 @@ import { setFlagsFromString } from 'node:v8';
 import { ConfigError, loadConfig } from './config.js';
 import { compose } from './compose.js';
 import { bufferedStdout, createServerLog } from './server-log.js';
+import { gracefulShutdown } from './shutdown.js';
 
 // The live heap under load is ~30 MB, but V8 lets the old space grow to 4x that before a full
 // collection; 1.5x keeps resident memory ~80 MB lower at 256 connections for a few ms of GC.
@@ -32,40 +33,7 @@ async function main(): Promise<void> {
   log.info({ url: `http://${config.host}:${port}${config.basePath}`, ...service.adapters }, 'listening');
   stdout.flush();
 
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) {
-      log.error({ signal }, 'second signal: exiting now');
-      stdout.flushSync();
-      process.exit(1);
-    }
-    stopping = true;
-    log.info({ signal }, 'shutting down: finishing requests in flight');
-    const deadline = setTimeout(() => {
-      log.error('shutdown timed out');
-      stdout.flushSync();
-      process.exit(1);
-    }, config.shutdownTimeoutMs).unref();
-    // Stop accepting; keep-alive connections are closed as soon as they are idle.
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    const idleCloser = setInterval(() => server.closeIdleConnections(), 50);
-    server.closeIdleConnections();
-    void closed
-      .then(() => {
-        clearInterval(idleCloser);
-        return service.close(config.shutdownTimeoutMs / 2);
-      })
-      .then(() => {
-        clearTimeout(deadline);
-        log.info(service.activityLog.stats(), 'stopped');
-        stdout.flushSync();
-        process.exit(0);
-      })
-      .catch((error: unknown) => {
-        log.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      });
-  };
+  const stop = gracefulShutdown({ server, service, log, stdout, timeoutMs: config.shutdownTimeoutMs });
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
 }
