@@ -38,6 +38,7 @@ export async function compose(config: Config, log: ServerLog): Promise<Service> 
     table: config.activityLogTable,
     maxQueue: config.activityLogQueueMax,
     onProblem: (problem) => reportActivityProblem(log, problem),
+    onConnectionError: (error) => log.warn({ err: error }, 'activity log connection lost'),
   });
 
   const sessionStore =

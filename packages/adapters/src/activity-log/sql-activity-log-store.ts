@@ -38,16 +38,19 @@ const KEY_AND_TIME: Record<SqlEngine, string> = {
  * The activity log in SQLite (`sqlite:<file>`), PostgreSQL (`postgres://…`) or
  * MySQL/MariaDB (`mysql://…`), through Kysely. Creates the table when missing.
  */
-export async function openSqlActivityLogStore(
-  url: string,
-  options: { table?: string } = {},
-): Promise<SqlActivityLogStore> {
+export interface SqlStoreOptions {
+  readonly table?: string | undefined;
+  /** Told when a pooled connection fails outside a query (the server went away). */
+  readonly onConnectionError?: ((error: Error) => void) | undefined;
+}
+
+export async function openSqlActivityLogStore(url: string, options: SqlStoreOptions = {}): Promise<SqlActivityLogStore> {
   const engine = sqlEngineOf(url);
   if (!engine) throw new Error(`not an SQL activity log URL: ${url.replace(/\/\/[^@/]*@/, '//***@')}`);
   const table = options.table ?? 'activity_log';
   if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(table)) throw new Error(`invalid table name: ${table}`);
 
-  const db = new Kysely<Database>({ dialect: await dialectFor(engine, url) });
+  const db = new Kysely<Database>({ dialect: await dialectFor(engine, url, options) });
   try {
     await sql.raw(`CREATE TABLE IF NOT EXISTS ${table} (${KEY_AND_TIME[engine]}${COLUMNS})`).execute(db);
   } catch (error) {
@@ -102,7 +105,7 @@ function insertStatement(engine: SqlEngine, table: string, entries: readonly Act
   return CompiledQuery.raw(`INSERT INTO ${table} (${INSERT_COLUMNS.join(', ')}) VALUES ${tuples.join(', ')}`, parameters);
 }
 
-async function dialectFor(engine: SqlEngine, url: string): Promise<Dialect> {
+async function dialectFor(engine: SqlEngine, url: string, options: SqlStoreOptions): Promise<Dialect> {
   switch (engine) {
     case 'sqlite': {
       const { default: SQLite } = await import('better-sqlite3');
@@ -110,7 +113,8 @@ async function dialectFor(engine: SqlEngine, url: string): Promise<Dialect> {
       if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
       const database = new SQLite(file);
       database.pragma('journal_mode = WAL');
-      database.pragma('busy_timeout = 5000');
+      // The driver is synchronous: waiting for a lock would stall every request. Fail fast; the writer retries.
+      database.pragma('busy_timeout = 20');
       // WAL + NORMAL: a commit does not wait for fsync (the driver is synchronous: fsync would stall the event loop); a power cut may lose the last commits, a crash of the process does not.
       database.pragma('synchronous = NORMAL');
       database.defaultSafeIntegers(true);
@@ -118,12 +122,16 @@ async function dialectFor(engine: SqlEngine, url: string): Promise<Dialect> {
     }
     case 'postgres': {
       const { default: pg } = await import('pg');
-      return new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 4 }) });
+      const pool = new pg.Pool({ connectionString: url, max: 4 });
+      // An idle connection the server drops is reported here; unheard, the 'error' event would end the process.
+      pool.on('error', (error) => options.onConnectionError?.(error));
+      return new PostgresDialect({ pool });
     }
     case 'mysql': {
       const { createPool } = await import('mysql2');
       const uri = url.replace(/^mariadb:/, 'mysql:');
       // Dates travel as UTC; BIGINTs come back as exact strings.
+      // mysql2's pool drops a broken idle connection by itself (it emits no pool-level 'error').
       return new MysqlDialect({
         pool: createPool({ uri, connectionLimit: 4, timezone: 'Z', supportBigNumbers: true, bigNumberStrings: true }),
       });
