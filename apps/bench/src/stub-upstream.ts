@@ -11,10 +11,17 @@ const server = createServer((req, res) => {
     res.end(String(calls));
     return;
   }
-  req.resume();
+  const chunks: Buffer[] = [];
+  req.on('data', (chunk: Buffer) => chunks.push(chunk));
   req.on('end', () => {
     calls += 1;
-    const answer = () => res.writeHead(200, { 'content-type': 'application/json', 'content-length': OK.length }).end(OK);
+    // Ids "fail" and "refuse" exercise the failure paths (leak check); everything else succeeds.
+    const id = chunks.length ? (JSON.parse(Buffer.concat(chunks).toString()) as { id?: unknown }).id : undefined;
+    const answer = () => {
+      if (id === 'fail') res.writeHead(500, { 'content-type': 'text/html' }).end('<h1>Internal Server Error</h1>');
+      else if (id === 'refuse') res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":false,"error":{"message":"No se puede."}}');
+      else res.writeHead(200, { 'content-type': 'application/json', 'content-length': OK.length }).end(OK);
+    };
     if (delayMs > 0) setTimeout(answer, delayMs);
     else answer();
   });

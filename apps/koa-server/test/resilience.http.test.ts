@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { openSqlActivityLogStore } from '@cotizaciones/adapters/sql';
-import { serviceUrls } from '@cotizaciones/adapters/testing';
+import { serviceUrls, startStubTokenEndpoint } from '@cotizaciones/adapters/testing';
 import { expectAnswer } from './support/contract-headers.js';
 import { redisProcess } from './support/redis-process.js';
 import { FIELD_PATH, ITEM_PATH, SESSION_KEY, TOKEN, form, signedCookie, startService } from './support/service.js';
@@ -34,26 +34,44 @@ describe('a failing activity-log store', () => {
 });
 
 describe('secrets', () => {
-  it('never show the upstream token or the session key in responses, log rows or server log lines', async () => {
-    const svc = await startService();
+  it.each([
+    ['a static token', {}],
+    ['OAuth2 client credentials', { oauth: true }],
+  ])('with %s: the token, client secret, session keys and cookie values never show in answers, log rows or server log lines', async (_, how) => {
+    const endpoint = await startStubTokenEndpoint();
+    const env = 'oauth' in how
+      ? { UPSTREAM_TOKEN: '', UPSTREAM_TOKEN_URL: endpoint.url, UPSTREAM_CLIENT_ID: 'svc', UPSTREAM_CLIENT_SECRET: 'client-SECRET-9f8e7d6c5b4a' }
+      : {};
+    const svc = await startService(env);
     const cookie = await svc.signIn();
+    const cookieValues = cookie.split('; ').map((pair) => pair.slice(pair.indexOf('=') + 1));
     const seen: string[] = [];
-    const answers = [{ json: { ok: true } }, { json: { ok: false, error: { message: 'x' } } }, { drop: true as const }, { text: '<html>' }];
+    const answers = [
+      { json: { ok: true } },
+      { json: { ok: false, error: { message: 'x' } } },
+      { status: 401, json: { ok: false } },
+      { drop: true as const },
+      { text: '<html>' },
+    ];
     for (const answer of answers) {
       svc.stub.answer(answer);
       for (const path of [FIELD_PATH, ITEM_PATH]) {
-        const response = await svc.post(path, form({ id: '5', field: 'f', value: 'v' }), { cookie });
-        seen.push(JSON.stringify([...response.headers]), await response.text());
+        for (const body of [form({ id: '5', field: 'f', value: 'v' }), form({ 'id[]': '1' })]) {
+          const response = await svc.post(path, body, { cookie });
+          seen.push(JSON.stringify([...response.headers]), await response.text());
+        }
       }
     }
     const rows = JSON.stringify(await svc.rows());
+    await svc.close();
     const logText = svc.logs.text();
+    const issuedTokens = endpoint.requests.map((_, i) => `token-${i + 1}`);
+    const secrets = [TOKEN, SESSION_KEY, 'client-SECRET-9f8e7d6c5b4a', ...cookieValues, ...issuedTokens];
     expect(svc.stub.received.length).toBeGreaterThan(0);
     for (const text of [...seen, rows, logText]) {
-      expect(text).not.toContain(TOKEN);
-      expect(text).not.toContain(SESSION_KEY);
+      for (const secret of secrets) expect(text).not.toContain(secret);
     }
-    await svc.close();
+    await endpoint.close();
   });
 });
 
