@@ -16,6 +16,20 @@ async function until(check: () => Promise<boolean>, timeoutMs: number): Promise<
   return false;
 }
 
+describe('an upstream that refuses connections', () => {
+  it('answers the default message at once, logs no entry, and keeps serving', async () => {
+    const svc = await startService({ UPSTREAM_BASE_URL: 'http://127.0.0.1:1' });
+    const cookie = await svc.signIn();
+    for (let i = 0; i < 3; i += 1) {
+      await expectAnswer(await svc.post(FIELD_PATH, form({ id: '5' }), { cookie }), 200, '{"ok":false,"msg":"No se pudo actualizar la cotización."}');
+    }
+    expect(await svc.rows()).toEqual([]);
+    expect(svc.logs.lines.filter((line) => line.outcome === 'upstream-failed')).toHaveLength(3);
+    expect(await (await fetch(`${svc.url}/healthz`)).text()).toBe('{"ok":true}');
+    await svc.close();
+  });
+});
+
 describe('activity-log store faults', () => {
   it('a SQLite file locked by another process: answers unchanged and prompt, entries written once it is free', async () => {
     const svc = await startService();
