@@ -8,10 +8,12 @@ import { crossSiteGuard } from './http/cross-site-guard.js';
 import { endpoint, postOnly, type UseCase } from './http/endpoint.js';
 import { errorHandler } from './http/error-handler.js';
 import { REJECTIONS } from './http/rejection.js';
+import { observeRequests } from './http/observe-requests.js';
 import { requestLog } from './http/request-log.js';
 import { replyJson } from './http/reply-json.js';
 import { sessionMiddleware, type ExternalSessionStore } from './http/session.js';
 import { signingKeys } from './http/signing-keys.js';
+import type { Metrics } from './metrics.js';
 import type { ServerLog } from './server-log.js';
 
 export const QUOTATION_FIELD_PATH = '/cotizaciones/api/update_cotizacion_api.php';
@@ -28,6 +30,8 @@ export interface AppOptions {
   readonly devLogin: boolean;
   /** Origins allowed to POST from a browser; undefined: only the service's own. */
   readonly allowedOrigins?: readonly string[] | undefined;
+  /** When set, GET /metrics wants `Authorization: Bearer <token>`. */
+  readonly metricsToken?: string | undefined;
 }
 
 export interface AppDeps {
@@ -37,6 +41,9 @@ export interface AppDeps {
   readonly activity: ReadableActivityLogStore;
   readonly sessionStore?: ExternalSessionStore | undefined;
   readonly log: ServerLog;
+  readonly metrics: Metrics;
+  /** Why the service is not ready: empty when it is. */
+  readonly readiness: () => Promise<string[]>;
 }
 
 /** The Koa application, not listening: tests drive it on an ephemeral port. */
@@ -74,6 +81,20 @@ export function createApp(options: AppOptions, deps: AppDeps): Koa {
   router.get('/healthz', (ctx) => {
     replyJson(ctx, 200, { ok: true });
   });
+  router.get('/readyz', async (ctx) => {
+    const problems = await deps.readiness();
+    ctx.status = problems.length ? 503 : 200;
+    ctx.body = problems.length ? { ok: false, reasons: problems } : { ok: true };
+  });
+  router.get('/metrics', async (ctx) => {
+    if (options.metricsToken && ctx.get('Authorization') !== `Bearer ${options.metricsToken}`) {
+      ctx.status = 401;
+      ctx.body = 'unauthorized\n';
+      return;
+    }
+    ctx.type = deps.metrics.registry.contentType;
+    ctx.body = await deps.metrics.registry.metrics();
+  });
   const sameSite = crossSiteGuard(options.allowedOrigins);
   router.all(`${options.basePath}${QUOTATION_FIELD_PATH}`, postOnly, sameSite, session, bodyParser, endpoint(deps.updateQuotationField, settings));
   router.all(`${options.basePath}${QUOTATION_ITEM_PATH}`, postOnly, sameSite, session, bodyParser, endpoint(deps.updateQuotationItem, settings));
@@ -81,7 +102,12 @@ export function createApp(options: AppOptions, deps: AppDeps): Koa {
     mountDevRoutes(router, { prefix: '', guard: sameSite, session, bodyParser, limits, activity: deps.activity });
   }
 
+  const endpointPaths = new Map([
+    [`${options.basePath}${QUOTATION_FIELD_PATH}`, 'update_cotizacion'],
+    [`${options.basePath}${QUOTATION_ITEM_PATH}`, 'update_cot_item'],
+  ]);
   app.use(requestLog(deps.log));
+  app.use(observeRequests(deps.metrics, endpointPaths));
   app.use(errorHandler(deps.log));
   app.use(router.routes());
   app.use(() => {

@@ -10,6 +10,7 @@ import {
   type ReadableActivityLogStore,
 } from '@cotizaciones/adapters';
 import { createApp } from './app.js';
+import { createMetrics, measuredUpstream } from './metrics.js';
 import type { Config } from './config.js';
 import { demoUpstream } from './demo-upstream.js';
 import type { ServerLog } from './server-log.js';
@@ -20,6 +21,8 @@ export interface Service {
   readonly activityStore: ReadableActivityLogStore;
   /** Which adapter backs each port, for the start-up line. */
   readonly adapters: Record<string, string>;
+  /** From now on /readyz answers 503 (the first step of a shutdown). */
+  drain(): void;
   /** Writes pending activity entries (within `timeoutMs`) and closes every connection. */
   close(timeoutMs: number): Promise<void>;
 }
@@ -53,7 +56,18 @@ export async function compose(config: Config, log: ServerLog): Promise<Service> 
     await sessionStore.ready(2_000).catch((error: unknown) => log.error({ err: error }, 'Redis is not reachable yet; answering 503 until it is'));
   }
 
-  const deps = { upstream, tokens, activityLog: activity.log };
+  const metrics = createMetrics(() => activity.log.stats());
+  let draining = false;
+  const readiness = async (): Promise<string[]> => {
+    if (draining) return ['shutting down'];
+    const checks = await Promise.allSettled([
+      withTimeout(activity.store.ping(), 1_000, 'activity log'),
+      sessionStore ? withTimeout(sessionStore.ping(), 1_000, 'session store') : Promise.resolve(),
+    ]);
+    return checks.flatMap((check) => (check.status === 'rejected' ? [errorText(check.reason)] : []));
+  };
+
+  const deps = { upstream: measuredUpstream(upstream, metrics), tokens, activityLog: activity.log };
   const app = createApp(
     {
       basePath: config.basePath,
@@ -65,6 +79,7 @@ export async function compose(config: Config, log: ServerLog): Promise<Service> 
       trustProxy: config.trustProxy,
       devLogin: config.devLogin,
       allowedOrigins: config.allowedOrigins,
+      metricsToken: config.metricsToken,
     },
     {
       updateQuotationField: updateQuotationField(deps),
@@ -72,6 +87,8 @@ export async function compose(config: Config, log: ServerLog): Promise<Service> 
       activity: activity.store,
       sessionStore,
       log,
+      metrics,
+      readiness,
     },
   );
 
@@ -86,12 +103,29 @@ export async function compose(config: Config, log: ServerLog): Promise<Service> 
       sessions: config.sessionStore,
       devLogin: config.devLogin ? 'on' : 'off',
     },
+    drain() {
+      draining = true;
+    },
     async close(timeoutMs) {
       await activity.log.close(timeoutMs);
       upstream.close?.();
       await sessionStore?.close();
     },
   };
+}
+
+function withTimeout(check: Promise<unknown>, ms: number, what: string): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([check.then(() => undefined, (error: unknown) => Promise.reject(new Error(`${what}: ${errorText(error)}`))), timeout]).finally(() =>
+    clearTimeout(timer),
+  );
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 async function httpUpstream(config: Config, baseUrl: string): Promise<ClosableUpstream> {

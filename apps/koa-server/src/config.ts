@@ -52,6 +52,7 @@ const Env = z.object({
     .refine((origins) => origins.every((origin) => URL.canParse(origin) && new URL(origin).origin === origin.replace(/\/$/, '')), 'must be comma-separated origins such as https://app.example.com')
     .optional(),
   SHUTDOWN_TIMEOUT_MS: positiveInt(600_000).default(10_000),
+  METRICS_TOKEN: z.string().min(16, 'must be 16 characters or more').optional(),
 });
 
 /** Where the upstream bearer token comes from. */
@@ -96,6 +97,7 @@ export interface Config {
   /** Undefined: only the service's own origin. */
   readonly allowedOrigins: readonly string[] | undefined;
   readonly shutdownTimeoutMs: number;
+  readonly metricsToken: string | undefined;
 }
 
 /** A configuration the service refuses to start with; the message names the variable. */
@@ -152,6 +154,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     trustProxy: e.TRUST_PROXY,
     allowedOrigins: e.ALLOWED_ORIGINS,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    metricsToken: e.METRICS_TOKEN,
   };
 }
 

@@ -33,6 +33,7 @@ export function gracefulShutdown({ server, service, log, stdout, timeoutMs }: Sh
   return (signal) => {
     if (stopping) return abort(`second ${signal}`);
     stopping = true;
+    service.drain();
     log.info({ signal }, 'shutting down: finishing requests in flight');
     const started = Date.now();
     setTimeout(() => abort(`no clean stop within ${timeoutMs} ms`), timeoutMs).unref();

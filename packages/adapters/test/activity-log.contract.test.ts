@@ -76,6 +76,12 @@ for (const [name, url] of sqlTargets) {
       await dropTable(target, table);
     });
 
+    it('answers a ping', async () => {
+      const store = await openSqlActivityLogStore(target);
+      await expect(store.ping()).resolves.toBeUndefined();
+      await store.close();
+    });
+
     it('uses the table named activity_log by default', async () => {
       const store = await openSqlActivityLogStore(target);
       expect(store.table).toBe('activity_log');

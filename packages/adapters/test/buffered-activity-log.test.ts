@@ -13,6 +13,7 @@ function scriptedStore() {
       batches.push([...entries]);
       return Promise.resolve();
     },
+    ping: () => (state.failing ? Promise.reject(new Error('store down')) : Promise.resolve()),
     close() {
       state.closed = true;
       return Promise.resolve();

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
 import type { Outcome } from '@cotizaciones/core';
 import type { ServerLog } from '../server-log.js';
+import { outcomeLabel } from './outcome-label.js';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
@@ -20,7 +21,6 @@ export function requestLog(log: ServerLog): Middleware {
       await next();
     } finally {
       const outcome = ctx.state.outcome as Outcome | undefined;
-      const rejection = ctx.state.rejection as { status?: number; msg?: string } | string | undefined;
       const line = {
         requestId,
         method: ctx.method,
@@ -28,7 +28,7 @@ export function requestLog(log: ServerLog): Middleware {
         status: ctx.status,
         durationMs: Math.round((performance.now() - started) * 100) / 100,
         userId: ctx.state.userId as string | undefined,
-        outcome: outcome?.kind ?? (typeof rejection === 'string' ? rejection : rejection ? 'rejected' : undefined),
+        outcome: outcome?.kind ?? outcomeLabel(ctx),
         ...(outcome?.cause ? { cause: { name: outcome.cause.name, message: outcome.cause.message } } : {}),
       };
       if (outcome?.cause) log.warn(line, 'request');

@@ -1,6 +1,7 @@
 import { updateQuotationField, updateQuotationItem, type TokenSource } from '@cotizaciones/core';
 import { inMemoryActivityLog, inMemoryActivityLogStore, inMemoryUpstream, staticTokenSource } from '@cotizaciones/adapters';
 import { createApp, type AppDeps, type AppOptions } from '../../src/app.js';
+import { createMetrics } from '../../src/metrics.js';
 import { captureLog, cookieHeader, listen, SESSION_KEY } from './service.js';
 
 export const DEFAULT_OPTIONS: AppOptions = {
@@ -30,6 +31,8 @@ export async function startApp(
       updateQuotationItem: updateQuotationItem(useCaseDeps),
       activity: inMemoryActivityLogStore(),
       log: logs.log,
+      metrics: createMetrics(() => ({ written: 0, retried: 0, dropped: 0, queued: 0 })),
+      readiness: () => Promise.resolve([]),
       ...(deps.updateQuotationField ? { updateQuotationField: deps.updateQuotationField } : {}),
     },
   );

@@ -3,6 +3,8 @@ import type { ActivityEntry } from '@cotizaciones/core';
 /** Where activity entries end up. Writes are batches: one round trip per batch. */
 export interface ActivityLogStore {
   write(entries: readonly ActivityEntry[]): Promise<void>;
+  /** Resolves when the store answers (readiness). */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -8,6 +8,7 @@ export function inMemoryActivityLogStore(): ReadableActivityLogStore {
       rows.push(...entries.map(toStoredActivity));
       return Promise.resolve();
     },
+    ping: () => Promise.resolve(),
     recent: (limit) => Promise.resolve(rows.slice(-limit).reverse()),
     close: () => Promise.resolve(),
   };

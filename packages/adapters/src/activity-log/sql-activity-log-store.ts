@@ -65,6 +65,9 @@ export async function openSqlActivityLogStore(url: string, options: SqlStoreOpti
       if (entries.length === 0) return;
       await db.executeQuery(insertStatement(engine, table, entries));
     },
+    async ping() {
+      await sql`SELECT 1`.execute(db);
+    },
     async recent(limit) {
       const rows = await db.selectFrom(table).selectAll().orderBy('id', 'desc').limit(limit).execute();
       return rows.map(fromRow);

@@ -17,6 +17,8 @@ export interface RedisSessionStoreOptions {
 export interface RedisSessionStore extends SessionStore {
   /** Resolves once connected, or rejects after `timeoutMs`. */
   ready(timeoutMs: number): Promise<void>;
+  /** Resolves when Redis answers a PING (readiness). */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -56,6 +58,9 @@ export function redisSessionStore(options: RedisSessionStoreOptions): RedisSessi
     },
     async destroy(key) {
       await call(() => redis.del(prefix + key));
+    },
+    async ping() {
+      await call(() => redis.ping());
     },
     ready(timeoutMs) {
       if (redis.status === 'ready') return Promise.resolve();

@@ -1,0 +1,93 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { UpstreamError, type Upstream } from '@cotizaciones/core';
+import type { ActivityLogStats } from '@cotizaciones/adapters';
+
+export interface Metrics {
+  readonly registry: Registry;
+  readonly requests: Counter<'endpoint' | 'method' | 'outcome'>;
+  readonly requestSeconds: Histogram<'endpoint'>;
+  readonly upstreamSeconds: Histogram<'path'>;
+  readonly upstreamFailures: Counter<'kind'>;
+  readonly sessionStoreErrors: Counter;
+}
+
+/** Prometheus metrics of the service, on a registry of its own (tests create several services). */
+export function createMetrics(activityStats: () => ActivityLogStats): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const fromStats = (name: string, help: string, pick: (stats: ActivityLogStats) => number) =>
+    new Counter({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        // The activity log keeps its own monotonic counts; mirror them.
+        this.reset();
+        this.inc(pick(activityStats()));
+      },
+    });
+  fromStats('activity_log_written_total', 'Activity-log entries written to the store.', (s) => s.written);
+  fromStats('activity_log_retried_total', 'Failed activity-log batch writes that were retried.', (s) => s.retried);
+  fromStats('activity_log_dropped_total', 'Activity-log entries dropped because the queue was full.', (s) => s.dropped);
+  new Gauge({
+    name: 'activity_log_queue_depth',
+    help: 'Activity-log entries waiting to be written.',
+    registers: [registry],
+    collect() {
+      this.set(activityStats().queued);
+    },
+  });
+  return {
+    registry,
+    requests: new Counter({
+      name: 'http_requests_total',
+      help: 'Requests to the two endpoints by endpoint, method and outcome.',
+      labelNames: ['endpoint', 'method', 'outcome'],
+      registers: [registry],
+    }),
+    requestSeconds: new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'Time to answer a request to an endpoint.',
+      labelNames: ['endpoint'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
+    upstreamSeconds: new Histogram({
+      name: 'upstream_request_duration_seconds',
+      help: 'Time of each call to the upstream quotation API.',
+      labelNames: ['path'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
+    upstreamFailures: new Counter({
+      name: 'upstream_failures_total',
+      help: 'Upstream calls without a usable answer, by kind: timeout, connection, invalid_body, http_status.',
+      labelNames: ['kind'],
+      registers: [registry],
+    }),
+    sessionStoreErrors: new Counter({
+      name: 'session_store_errors_total',
+      help: 'Requests answered 503 because the session store could not be reached.',
+      registers: [registry],
+    }),
+  };
+}
+
+/** The upstream port, timed and counted: a decorator, so every client is measured the same way. */
+export function measuredUpstream(upstream: Upstream, metrics: Metrics): Upstream {
+  return {
+    async post(request) {
+      const end = metrics.upstreamSeconds.startTimer({ path: request.path });
+      try {
+        const reply = await upstream.post(request);
+        if (reply.status >= 400) metrics.upstreamFailures.inc({ kind: 'http_status' });
+        return reply;
+      } catch (error) {
+        if (error instanceof UpstreamError) metrics.upstreamFailures.inc({ kind: error.kind.replace('-', '_') });
+        throw error;
+      } finally {
+        end();
+      }
+    },
+  };
+}
