@@ -9,8 +9,8 @@ afterEach(() => {
 });
 
 /** Runs the built server as `pnpm start` does, and waits for its "listening" line. */
-export async function startProcess(env: Record<string, string>) {
-  const child = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH, PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function startProcess(env: Record<string, string>, main = MAIN) {
+  const child = spawn(process.execPath, [main], { env: { PATH: process.env.PATH, PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let stdout = '';
   let stderr = '';

@@ -1,0 +1,32 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { startProcess } from './support/process.js';
+import { cookieHeader, FIELD_PATH, form } from './support/service.js';
+
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+
+describe('the deployable bundle', () => {
+  it('is a directory with production dependencies only that starts with node alone', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'bundle-')), 'app');
+    // What `npm run bundle -- <dir>` runs after building (the test task already built dist).
+    execFileSync(join(ROOT, 'node_modules/.bin/pnpm'), ['--filter', '@cotizaciones/koa-server', 'deploy', '--prod', '--legacy', dir], {
+      cwd: ROOT,
+      stdio: 'pipe',
+    });
+    expect(existsSync(join(dir, 'dist/main.js'))).toBe(true);
+    expect(existsSync(join(dir, 'src'))).toBe(false);
+    for (const devOnly of ['vitest', 'playwright-core', 'fast-check', 'typescript']) {
+      expect(existsSync(join(dir, 'node_modules', devOnly))).toBe(false);
+    }
+
+    const server = await startProcess({ ACTIVITY_LOG_URL: `sqlite:${join(dir, 'data/activity.db')}` }, join(dir, 'dist/main.js'));
+    expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
+    const cookie = cookieHeader(await fetch(`${server.url}/dev/login`, { method: 'POST', body: form({ id: '1' }) }));
+    const answer = await fetch(`${server.url}${FIELD_PATH}`, { method: 'POST', body: form({ id: '12', field: 'estado' }), headers: { cookie } });
+    expect(await answer.text()).toBe('{"ok":true}');
+  }, 120_000);
+});
