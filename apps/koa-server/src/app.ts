@@ -14,10 +14,10 @@ import { replyJson } from './http/reply-json.js';
 import { sessionMiddleware, type ExternalSessionStore } from './http/session.js';
 import { signingKeys } from './http/signing-keys.js';
 import type { Metrics } from './metrics.js';
+import { openApiDocument } from './openapi.js';
+import { QUOTATION_FIELD_PATH, QUOTATION_ITEM_PATH } from './paths.js';
 import type { ServerLog } from './server-log.js';
 
-export const QUOTATION_FIELD_PATH = '/cotizaciones/api/update_cotizacion_api.php';
-export const QUOTATION_ITEM_PATH = '/cotizaciones/api/update_cot_item.php';
 
 export interface AppOptions {
   readonly basePath: string;
@@ -80,6 +80,11 @@ export function createApp(options: AppOptions, deps: AppDeps): Koa {
   const router = new Router({ sensitive: true, strict: true });
   router.get('/healthz', (ctx) => {
     replyJson(ctx, 200, { ok: true });
+  });
+  const openApi = JSON.stringify(openApiDocument(options.basePath));
+  router.get('/openapi.json', (ctx) => {
+    ctx.type = 'application/json';
+    ctx.body = openApi;
   });
   router.get('/readyz', async (ctx) => {
     const problems = await deps.readiness();
