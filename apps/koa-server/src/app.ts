@@ -18,7 +18,6 @@ import { openApiDocument } from './openapi.js';
 import { QUOTATION_FIELD_PATH, QUOTATION_ITEM_PATH } from './paths.js';
 import type { ServerLog } from './server-log.js';
 
-
 export interface AppOptions {
   readonly basePath: string;
   readonly bodyLimitBytes: number;
