@@ -1,0 +1,73 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { toStoredActivity } from './activity-log-store.js';
+import type { SqlActivityLogStore } from './sql-activity-log-store.js';
+import type { SqliteReply, SqliteRequest } from './sqlite-worker.js';
+
+/** Under vitest this module runs from src/ (TypeScript); the worker always runs the built file. */
+function workerFile(): URL {
+  const beside = new URL('./sqlite-worker.js', import.meta.url);
+  return existsSync(fileURLToPath(beside)) ? beside : new URL('../../dist/activity-log/sqlite-worker.js', import.meta.url);
+}
+
+type Pending = { resolve(result: unknown): void; reject(error: Error): void };
+type Request = SqliteRequest extends infer R ? (R extends unknown ? Omit<R, 'id'> : never) : never;
+
+/**
+ * The activity log in a SQLite file, written by a worker thread: the requests'
+ * event loop only hands over batches. Creates the table when missing.
+ */
+export async function openSqliteActivityLogStore(file: string, table: string): Promise<SqlActivityLogStore> {
+  const worker = new Worker(workerFile(), { workerData: { file, table } });
+  const pending = new Map<number, Pending>();
+  let nextId = 1;
+  let failure: Error | undefined;
+
+  const started = new Promise<void>((resolve, reject) => pending.set(0, { resolve: () => resolve(), reject }));
+  worker.on('message', (reply: SqliteReply) => {
+    const waiting = pending.get(reply.id);
+    pending.delete(reply.id);
+    if (reply.ok) waiting?.resolve(reply.result);
+    else waiting?.reject(new Error(`SQLite: ${reply.error}`));
+  });
+  const fail = (error: Error) => {
+    failure = error;
+    for (const waiting of pending.values()) waiting.reject(error);
+    pending.clear();
+  };
+  worker.on('error', fail);
+  worker.on('exit', (code) => fail(new Error(`the SQLite worker stopped (exit code ${code})`)));
+
+  const call = (request: Request): Promise<unknown> => {
+    if (failure) return Promise.reject(failure);
+    const id = nextId++;
+    return new Promise((resolve, reject) => {
+      pending.set(id, { resolve, reject });
+      worker.postMessage({ ...request, id });
+    });
+  };
+
+  try {
+    await started;
+  } catch (error) {
+    await worker.terminate();
+    throw error;
+  }
+  return {
+    engine: 'sqlite',
+    table,
+    async write(entries) {
+      if (entries.length > 0) await call({ op: 'write', rows: entries.map(toStoredActivity) });
+    },
+    async ping() {
+      await call({ op: 'ping' });
+    },
+    recent: (limit) => call({ op: 'recent', limit }) as ReturnType<SqlActivityLogStore['recent']>,
+    async close() {
+      worker.removeAllListeners('exit');
+      failure ??= new Error('the SQLite activity log is closed');
+      await worker.terminate();
+    },
+  };
+}

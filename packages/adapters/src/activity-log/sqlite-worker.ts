@@ -1,0 +1,51 @@
+// The SQLite side of the activity log, in a worker thread: better-sqlite3 is synchronous, and its
+// writes (and waits for a lock) would otherwise take the event loop that answers requests.
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { parentPort, workerData } from 'node:worker_threads';
+import SQLite from 'better-sqlite3';
+import type { StoredActivity } from './activity-log-store.js';
+import { INSERT_COLUMNS, createTableSql, fromRow, type Row } from './activity-log-schema.js';
+
+export type SqliteRequest =
+  | { readonly id: number; readonly op: 'write'; readonly rows: readonly StoredActivity[] }
+  | { readonly id: number; readonly op: 'recent'; readonly limit: number }
+  | { readonly id: number; readonly op: 'ping' };
+
+export type SqliteReply = { readonly id: number; readonly ok: true; readonly result?: unknown } | { readonly id: number; readonly ok: false; readonly error: string };
+
+const { file, table } = workerData as { file: string; table: string };
+const port = parentPort!;
+
+try {
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const db = new SQLite(file);
+  db.pragma('journal_mode = WAL');
+  // WAL + NORMAL: a commit does not wait for fsync; a power cut may lose the last commits, a crash of the process does not.
+  db.pragma('synchronous = NORMAL');
+  // Waiting long for another process's lock only delays the retry the writer does anyway.
+  db.pragma('busy_timeout = 20');
+  db.defaultSafeIntegers(true);
+  db.exec(createTableSql('sqlite', table));
+  const insert = db.prepare(`INSERT INTO ${table} (${INSERT_COLUMNS.join(', ')}) VALUES (${INSERT_COLUMNS.map(() => '?').join(', ')})`);
+  const insertAll = db.transaction((rows: readonly StoredActivity[]) => {
+    for (const row of rows) insert.run(INSERT_COLUMNS.map((column) => row[column]));
+  });
+  const recent = db.prepare(`SELECT * FROM ${table} ORDER BY id DESC LIMIT ?`);
+  const ping = db.prepare('SELECT 1');
+
+  port.on('message', (request: SqliteRequest) => {
+    try {
+      let result: unknown;
+      if (request.op === 'write') insertAll(request.rows);
+      else if (request.op === 'recent') result = (recent.all(request.limit) as Row[]).map(fromRow);
+      else ping.get();
+      port.postMessage({ id: request.id, ok: true, result } satisfies SqliteReply);
+    } catch (error) {
+      port.postMessage({ id: request.id, ok: false, error: error instanceof Error ? error.message : String(error) } satisfies SqliteReply);
+    }
+  });
+  port.postMessage({ id: 0, ok: true } satisfies SqliteReply);
+} catch (error) {
+  port.postMessage({ id: 0, ok: false, error: error instanceof Error ? error.message : String(error) } satisfies SqliteReply);
+}
