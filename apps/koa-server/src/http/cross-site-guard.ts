@@ -11,8 +11,7 @@ import { REJECTIONS } from './rejection.js';
 export function crossSiteGuard(allowedOrigins: readonly string[] | undefined): Middleware {
   const allowed = allowedOrigins && new Set(allowedOrigins.map(normalise));
   return async (ctx, next) => {
-    ctx.vary('Origin');
-    ctx.vary('Sec-Fetch-Site');
+    ctx.set('Vary', 'Origin, Sec-Fetch-Site');
     const site = ctx.get('Sec-Fetch-Site').toLowerCase();
     const origin = ctx.get('Origin');
     if (site === 'cross-site' || (origin !== '' && !isAllowed(ctx, origin, allowed))) {

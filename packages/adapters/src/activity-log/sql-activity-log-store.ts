@@ -11,6 +11,8 @@ export interface SqlActivityLogStore extends ReadableActivityLogStore {
 }
 
 type Database = Record<string, Row>;
+/** The engines reached over a connection pool (SQLite has its own store). */
+type ServerEngine = Exclude<SqlEngine, 'sqlite'>;
 
 export interface SqlStoreOptions {
   readonly table?: string | undefined;
@@ -59,13 +61,13 @@ export async function openSqlActivityLogStore(url: string, options: SqlStoreOpti
  * One multi-row INSERT with bound parameters, written directly: the query
  * builder would rebuild a tree of 11 values per row for every batch.
  */
-function insertStatement(engine: SqlEngine, table: string, entries: readonly ActivityEntry[]): CompiledQuery {
+function insertStatement(engine: ServerEngine, table: string, entries: readonly ActivityEntry[]): CompiledQuery {
   const parameters: unknown[] = [];
   const tuples = entries.map((entry) => {
     const row = toStoredActivity(entry);
     const placeholders = INSERT_COLUMNS.map((column) => {
-      // PostgreSQL and MySQL take a Date for their timestamp columns; SQLite keeps ISO text.
-      parameters.push(column === 'created_at' && engine !== 'sqlite' ? entry.createdAt : row[column]);
+      // The timestamp columns take a Date (TIMESTAMPTZ, DATETIME(3) in UTC).
+      parameters.push(column === 'created_at' ? entry.createdAt : row[column]);
       return engine === 'postgres' ? `$${parameters.length}` : '?';
     });
     return `(${placeholders.join(', ')})`;
@@ -73,7 +75,7 @@ function insertStatement(engine: SqlEngine, table: string, entries: readonly Act
   return CompiledQuery.raw(`INSERT INTO ${table} (${INSERT_COLUMNS.join(', ')}) VALUES ${tuples.join(', ')}`, parameters);
 }
 
-async function dialectFor(engine: Exclude<SqlEngine, 'sqlite'>, url: string, options: SqlStoreOptions): Promise<Dialect> {
+async function dialectFor(engine: ServerEngine, url: string, options: SqlStoreOptions): Promise<Dialect> {
   switch (engine) {
     case 'postgres': {
       const { default: pg } = await import('pg');

@@ -33,7 +33,10 @@ export function undiciUpstream(options: UpstreamClientOptions): ClosableUpstream
           headersTimeout: options.timeoutMs,
           bodyTimeout: options.timeoutMs,
         });
-        return { status: response.statusCode, body: parseUpstreamBody(await readBounded(response.body, maxBytes)) };
+        // A declared length within the limit is read in one go; otherwise count the bytes as they come.
+        const declared = Number(response.headers['content-length'] ?? Number.NaN);
+        const text = declared <= maxBytes ? await response.body.text() : await readBounded(response.body, maxBytes);
+        return { status: response.statusCode, body: parseUpstreamBody(text) };
       } catch (error) {
         throw asUpstreamError(error, options.timeoutMs);
       }
