@@ -58,8 +58,9 @@ for (let leg = 1; leg <= 4; leg += 1) {
   await new Promise((resolve) => setTimeout(resolve, 1_000));
   sample(`after ${(leg * total) / 4} requests`);
 }
-await new Promise((resolve) => setTimeout(resolve, 2_000));
-const after = sample('2 s later');
+// Idle keep-alive sockets (to the upstream, 4 s idle timeout) close before the last sample.
+await new Promise((resolve) => setTimeout(resolve, 6_000));
+const after = sample('6 s idle');
 process.stdout.write(
   `${JSON.stringify({
     requests: legs.reduce((sum, r) => sum + r.requests.total, 0),
