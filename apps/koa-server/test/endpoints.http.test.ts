@@ -96,6 +96,12 @@ describe('reading parameters like $_POST', () => {
     expect(sent()).toEqual([{ id: 0, field: '', value: '' }]);
   });
 
+  it('reads no parameters from a multipart body that is not form-data', async () => {
+    const body = '--b\r\nContent-Disposition: form-data; name="id"\r\n\r\n5\r\n--b--\r\n';
+    await svc.post(FIELD_PATH, body, { cookie, headers: { 'content-type': 'multipart/mixed; boundary=b' } });
+    expect(sent()).toEqual([{ id: 0, field: '', value: '' }]);
+  });
+
   it('ignores the query string', async () => {
     await svc.post(`${FIELD_PATH}?id=5&field=x&value=y`, form({}), { cookie });
     expect(sent()).toEqual([{ id: 0, field: '', value: '' }]);

@@ -4,7 +4,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TokenUnavailableError } from '@cotizaciones/core';
 import { redisSessionStore } from '@cotizaciones/adapters/redis';
-import { serviceUrls } from '@cotizaciones/adapters/testing';
+import { dropTable, serviceUrls } from '@cotizaciones/adapters/testing';
 import { expectAnswer, expectContractHeaders } from './support/contract-headers.js';
 import { startApp } from './support/app.js';
 import { cookieHeader, FIELD_PATH, ITEM_PATH, SESSION_KEY, TOKEN, form, signedCookie, startService, urlencoded, type TestService } from './support/service.js';
@@ -164,6 +164,26 @@ describe('UPSTREAM_CLIENT=undici', () => {
     ]);
     expect((await svc.rows()).map((row) => row.event_key)).toEqual(['cotizaciones.item_delete']);
     await svc.close();
+  });
+});
+
+describe('ACTIVITY_LOG_URL', () => {
+  const urls = serviceUrls();
+  const targets = [
+    ['memory:', 'memory:'],
+    ...(urls.mysql ? [['mysql://… (MariaDB)', urls.mysql]] : []),
+    ...(urls.postgres ? [['postgres://…', urls.postgres]] : []),
+  ];
+  it.each(targets)('%s: the service writes its rows there', async (_, target = '') => {
+    const table = `activity_log_url_${Math.random().toString(36).slice(2, 10)}`;
+    const svc = await startService({ ACTIVITY_LOG_URL: target, ACTIVITY_LOG_TABLE: table });
+    const cookie = await svc.signIn('55');
+    await expectAnswer(await svc.post(ITEM_PATH, form({ id: '77', delete: '' }), { cookie }), 200, '{"ok":true}');
+    expect(await svc.rows()).toEqual([
+      expect.objectContaining({ event_key: 'cotizaciones.item_delete', entity_id: '77', user_id: '55', details: null }),
+    ]);
+    await svc.close();
+    if (target !== 'memory:') await dropTable(target, table);
   });
 });
 
