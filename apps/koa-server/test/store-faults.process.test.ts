@@ -53,6 +53,7 @@ describe('activity-log store faults', () => {
   });
 
   const pg = postgresProcess(5499);
+  if (!pg.available) console.warn('\n[store faults] SKIPPING the PostgreSQL restart test: no PostgreSQL server binaries\n');
   it.skipIf(!pg.available)('PostgreSQL stopped and restarted: answers unchanged, the process survives, nothing lost', async () => {
     pg.init();
     pg.start();

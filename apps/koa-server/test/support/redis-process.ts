@@ -1,6 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createConnection } from 'node:net';
+
+/** Whether a redis-server binary is on the PATH (the development and CI machines have one). */
+export const redisServerAvailable = spawnSync('redis-server', ['--version']).status === 0;
+if (!redisServerAvailable) console.warn('\n[redis tests] SKIPPING the tests that stop and restart a private redis-server: none on the PATH\n');
 
 /** A private redis-server on its own port, that a test may stop and start again. */
 export function redisProcess(port: number) {
