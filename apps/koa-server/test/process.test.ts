@@ -4,10 +4,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openSqlActivityLogStore } from '@cotizaciones/adapters/sql';
-import { startStubUpstream } from '@cotizaciones/adapters/testing';
 import { MAIN, startProcess } from './support/process.js';
-import { cookieHeader, FIELD_PATH, ITEM_PATH, form, SESSION_KEY } from './support/service.js';
+import { cookieHeader, FIELD_PATH, ITEM_PATH, form } from './support/service.js';
 
 describe('the server process', () => {
   it.each<[Record<string, string>, string]>([
@@ -41,36 +39,5 @@ describe('the server process', () => {
       rows = (await (await fetch(`${server.url}/dev/activity`)).json()) as Array<{ description: string }>;
     }
     expect(rows.map((row) => row.description)).toEqual(['Actualizó la cotización #12']);
-  });
-
-  it('on SIGTERM finishes requests in flight, writes every log entry, and exits 0', async () => {
-    const stub = await startStubUpstream();
-    const dir = mkdtempSync(join(tmpdir(), 'sigterm-'));
-    const dbFile = join(dir, 'a.db');
-    const server = await startProcess({
-      UPSTREAM_BASE_URL: stub.url,
-      UPSTREAM_TOKEN: 't',
-      SESSION_KEYS: SESSION_KEY,
-      DEV_LOGIN: '1',
-      ACTIVITY_LOG_URL: `sqlite:${dbFile}`,
-    });
-    const cookie = cookieHeader(await fetch(`${server.url}/dev/login`, { method: 'POST', body: form({ id: '1' }) }));
-    // A slow upstream keeps the requests in flight when the signal comes.
-    stub.answer({ json: { ok: true }, delayMs: 300 });
-    const requests = Array.from({ length: 20 }, (_, i) =>
-      fetch(`${server.url}${FIELD_PATH}`, { method: 'POST', body: form({ id: String(i + 1) }), headers: { cookie } }).then((r) => r.text()),
-    );
-    while (stub.received.length < 20) await new Promise((resolve) => setTimeout(resolve, 10));
-    server.child.kill('SIGTERM');
-    const answers = await Promise.all(requests);
-    const [code] = (await once(server.child, 'exit')) as [number];
-    expect(code).toBe(0);
-    expect(answers).toEqual(Array.from({ length: 20 }, () => '{"ok":true}'));
-    const store = await openSqlActivityLogStore(`sqlite:${dbFile}`);
-    const ids = (await store.recent(100)).map((row) => Number(row.entity_id));
-    expect(ids.sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
-    await store.close();
-    await expect(fetch(`${server.url}/healthz`)).rejects.toThrow();
-    await stub.close();
   });
 });
