@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import { HttpMethodEnum, koaBody } from 'koa-body';
 import type { SessionPolicy } from '@cotizaciones/core';
-import type { ReadableActivityLogStore } from '@cotizaciones/adapters';
+import type { ReadableActivityLogStore, SessionStore } from '@cotizaciones/adapters';
 import { mountDevRoutes } from './http/dev-routes.js';
 import { crossSiteGuard } from './http/cross-site-guard.js';
 import { endpoint, postOnly, type UseCase } from './http/endpoint.js';
@@ -11,7 +11,7 @@ import { REJECTIONS } from './http/rejection.js';
 import { observeRequests } from './http/observe-requests.js';
 import { requestLog } from './http/request-log.js';
 import { replyJson } from './http/reply-json.js';
-import { sessionMiddleware, type ExternalSessionStore } from './http/session.js';
+import { sessionMiddleware } from './http/session.js';
 import { signingKeys } from './http/signing-keys.js';
 import type { Metrics } from './metrics.js';
 import { openApiDocument } from './openapi.js';
@@ -38,7 +38,7 @@ export interface AppDeps {
   readonly updateQuotationItem: UseCase;
   /** Read by the dev routes. */
   readonly activity: ReadableActivityLogStore;
-  readonly sessionStore?: ExternalSessionStore | undefined;
+  readonly sessionStore?: SessionStore | undefined;
   readonly log: ServerLog;
   readonly metrics: Metrics;
   /** Why the service is not ready: empty when it is. */

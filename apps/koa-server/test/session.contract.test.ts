@@ -5,7 +5,8 @@ import { inMemorySession } from '@cotizaciones/adapters';
 import { redisSessionStore } from '@cotizaciones/adapters/redis';
 import { serviceUrls, testSession } from '@cotizaciones/adapters/testing';
 import { newSessionRecord } from '@cotizaciones/core';
-import { koaSession, sessionMiddleware, signIn, type ExternalSessionStore } from '../src/http/session.js';
+import type { SessionStore } from '@cotizaciones/adapters';
+import { koaSession, sessionMiddleware, signIn } from '../src/http/session.js';
 import { cookieHeader, listen, SESSION_KEY } from './support/service.js';
 
 const policy = { idleMs: 60_000, maxMs: 3_600_000 };
@@ -16,7 +17,7 @@ testSession('in-memory', { currentUserWith: (user) => inMemorySession(user).curr
  * The koa-session adapter, through real requests: one stores `user` in the
  * session (as sign-in would, with fresh timestamps), the next asks the port.
  */
-async function koaHarness(store?: ExternalSessionStore) {
+async function koaHarness(store?: SessionStore) {
   const app = new Koa({ keys: [SESSION_KEY] });
   const router = new Router();
   const session = sessionMiddleware(app, { keys: [SESSION_KEY], policy, secure: false, store });

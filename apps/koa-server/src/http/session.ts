@@ -3,6 +3,7 @@ import type { Context, Middleware } from 'koa';
 import createSession from 'koa-session';
 import { signingKeys, type SigningKeys } from './signing-keys.js';
 import { checkSession, type Session, type SessionPolicy, type SessionRecord } from '@cotizaciones/core';
+import type { SessionStore } from '@cotizaciones/adapters';
 
 /** The part of koa-session's session model this service uses. */
 type KoaSessionModel = SessionRecord & {
@@ -11,19 +12,13 @@ type KoaSessionModel = SessionRecord & {
   save(): Promise<void> | undefined;
 };
 
-/** koa-session's external store interface (Redis, or anything shared between instances). */
-export interface ExternalSessionStore {
-  get(key: string, maxAge: number, options: { rolling: boolean; ctx?: unknown }): Promise<unknown>;
-  set(key: string, session: unknown, maxAge: number, options: { rolling: boolean; changed: boolean; ctx?: unknown }): Promise<void>;
-  destroy(key: string, options: { ctx?: unknown }): Promise<void>;
-}
-
 export interface SessionSettings {
   /** SESSION_KEYS: the first signs, all verify. */
   readonly keys: readonly string[];
   readonly policy: SessionPolicy;
   readonly secure: boolean;
-  readonly store?: ExternalSessionStore | undefined;
+  /** koa-session's external store (Redis, or anything shared between instances). */
+  readonly store?: SessionStore | undefined;
 }
 
 export const SESSION_COOKIE = 'cotizaciones.sid';
