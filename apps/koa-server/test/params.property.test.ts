@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { startApp } from './support/app.js';
-import { ARRAY, modelPayloadA, modelPost, modelUrlencoded } from './support/post-model.js';
+import { modelPayloadA, modelPost, modelUrlencoded } from './support/post-model.js';
 import { FIELD_PATH, rawPost } from './support/service.js';
 
 // Pieces of names and values as a client may put them on the wire.
@@ -95,6 +95,5 @@ describe('the parameter reader against a model of the contract ($_POST)', () => 
   it('never touches an object prototype', () => {
     expect(Object.getOwnPropertyNames(Object.prototype).sort()).toEqual(prototypeKeys);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-    expect(ARRAY).toBeTypeOf('symbol');
   });
 });
