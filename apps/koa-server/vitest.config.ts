@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    globalSetup: ['test/global-setup.ts'],
+    setupFiles: ['test/support/seed-fast-check.ts'],
     // Servers, databases and child processes: one file at a time on a 2-core machine.
     fileParallelism: false,
     testTimeout: 20_000,

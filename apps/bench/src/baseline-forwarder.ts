@@ -5,6 +5,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'undici';
 import { phpIntCast } from '@cotizaciones/core';
+import { batchedLog } from './batched-log.js';
 
 const UPSTREAM = process.env.UPSTREAM_BASE_URL ?? '';
 const KEY = process.env.SESSION_KEYS ?? '';
@@ -18,13 +19,7 @@ const HEADERS = {
 };
 const pool = new Pool(UPSTREAM, { connections: 256, keepAliveTimeout: 4_000 });
 
-// The in-memory batched log: entries queue up and are "written" in one go every 50 ms.
-let queue: unknown[] = [];
-let rows = 0;
-setInterval(() => {
-  rows += queue.length;
-  queue = [];
-}, 50).unref();
+const activityLog = batchedLog();
 
 function reply(res: ServerResponse, status: number, body: string): void {
   res.writeHead(status, { ...HEADERS, 'Content-Length': Buffer.byteLength(body) }).end(body);
@@ -64,7 +59,7 @@ const server = createServer((req, res) => {
 
 async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
   if (req.url === '/__rows') {
-    res.end(String(rows + queue.length));
+    res.end(String(activityLog.count()));
     return;
   }
   if (req.url !== PATH) return reply(res, 404, '{"ok":false,"msg":"No encontrado."}');
@@ -91,7 +86,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   const ok = answer.ok === true;
   reply(res, 200, ok ? '{"ok":true}' : '{"ok":false,"msg":"No se pudo actualizar la cotización."}');
   const entityId = phpIntCast(typeof id === 'string' ? id : '');
-  if (ok && entityId > 0n) queue.push({ createdAt: new Date(), eventKey: 'cotizaciones.update', entityId, userId, details: { field } });
+  if (ok && entityId > 0n) activityLog.record({ createdAt: new Date(), eventKey: 'cotizaciones.update', entityId, userId, details: { field } });
 }
 
 server.listen(0, '127.0.0.1', () => {

@@ -5,21 +5,27 @@ import { measureRound, median, type RoundResult } from './measure.js';
 import { readOptions, type BenchOptions } from './options.js';
 import { memoryMb, spawnServer, type Spawned } from './processes.js';
 import { machine, writeReport, type PeakMemory, type SoakResult, type TargetSummary } from './report.js';
-import { baselineTarget, serviceTarget, type RunningTarget, type Target } from './targets.js';
+import { SERVICE_MAIN, baselineTarget, fastifyTarget, serviceTarget, type RunningTarget, type Target } from './targets.js';
 import { benchWriter, sqliteWriterUrl, type WriterResult } from './writer-bench.js';
 
 const STUB = fileURLToPath(new URL('./stub-upstream.js', import.meta.url));
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 
 function targetsFor(options: BenchOptions): Target[] {
+  const nodeArgs = options.serviceNodeArgs;
   const targets = [
     baselineTarget,
-    serviceTarget({ client: 'got', stores: { kind: 'cookie+sqlite' } }),
-    serviceTarget({ client: 'undici', stores: { kind: 'cookie+sqlite' } }),
+    fastifyTarget,
+    serviceTarget({ client: 'got', stores: { kind: 'cookie+sqlite' }, nodeArgs }),
+    serviceTarget({ client: 'undici', stores: { kind: 'cookie+sqlite' }, nodeArgs }),
   ];
+  if (options.candidateMain || options.candidateNodeArgs.length) {
+    const candidate = { stores: { kind: 'cookie+sqlite' as const }, nodeArgs: options.candidateNodeArgs, main: options.candidateMain ?? SERVICE_MAIN, candidate: true };
+    targets.push(serviceTarget({ client: 'got', ...candidate }), serviceTarget({ client: 'undici', ...candidate }));
+  }
   if (options.redisUrl && options.postgresUrl) {
     const stores = { kind: 'redis+postgres' as const, redisUrl: options.redisUrl, postgresUrl: options.postgresUrl };
-    targets.push(serviceTarget({ client: 'got', stores }), serviceTarget({ client: 'undici', stores }));
+    targets.push(serviceTarget({ client: 'got', stores, nodeArgs }), serviceTarget({ client: 'undici', stores, nodeArgs }));
   } else {
     log('TEST_REDIS_URL / TEST_POSTGRES_URL unset: skipping the Redis + PostgreSQL targets');
   }
@@ -54,7 +60,9 @@ async function measureDelay(options: BenchOptions, targets: Target[], delayMs: n
           log(`delay ${delayMs} ms, round ${round}: ${targets[i]?.name}: ${result.rps.toFixed(0)} req/s, p99 ${result.p99} ms${result.problems.length ? `, PROBLEMS: ${result.problems.join('; ')}` : ''}`);
         }
       }
-      const baselineRps = median(rounds[0]?.map((r) => r.rps) ?? []);
+      const medianRps = (role: Target['role']) => median(rounds[targets.findIndex((t) => t.role === role)]?.map((r) => r.rps) ?? []);
+      const baselineRps = medianRps('baseline');
+      const referenceRps = medianRps('reference');
       return targets.map((target, i) => {
         const results = rounds[i] ?? [];
         const rps = median(results.map((r) => r.rps));
@@ -64,6 +72,7 @@ async function measureDelay(options: BenchOptions, targets: Target[], delayMs: n
           rounds: results.length,
           rps,
           ratio: rps / baselineRps,
+          referenceRatio: rps / referenceRps,
           p50: median(results.map((r) => r.p50)),
           p99: median(results.map((r) => r.p99)),
           p999: median(results.map((r) => r.p999)),
@@ -124,7 +133,7 @@ async function main(): Promise<void> {
   const summaries: TargetSummary[] = [];
   for (const delay of options.delays) summaries.push(...(await measureDelay(options, targets, delay)));
   const peakMemory = options.peakConnections > 0 ? await measurePeakMemory(options, targets) : [];
-  const gotCookie = targets[1];
+  const gotCookie = targets.find((t) => t.role === 'service');
   const gotPeak = summaries.find((s) => s.target === gotCookie?.name && s.delayMs === 0)?.rps;
   const soakResult = options.soak && gotCookie && gotPeak ? await soak(options, gotCookie, gotPeak) : undefined;
 
@@ -138,7 +147,14 @@ async function main(): Promise<void> {
   const markdown = writeReport(options.out, {
     when: new Date().toISOString(),
     machine: machine(),
-    settings: { duration: `${options.durationS}s`, warmup: `${options.warmupS}s`, rounds: options.rounds, connections: options.connections, users: options.users },
+    settings: {
+      duration: `${options.durationS}s`,
+      warmup: `${options.warmupS}s`,
+      rounds: options.rounds,
+      connections: options.connections,
+      users: options.users,
+      ...(options.serviceNodeArgs.length ? { 'service node args': options.serviceNodeArgs.join(' ') } : {}),
+    },
     targets: summaries,
     peakMemory,
     soak: soakResult,

@@ -12,6 +12,12 @@ export interface BenchOptions {
   readonly soakS: number;
   readonly writerEntries: number;
   readonly out: string;
+  /** Node/V8 flags for the service processes (heap sizing experiments), split on spaces. */
+  readonly serviceNodeArgs: readonly string[];
+  /** Another build's main.js, measured beside the service with the same clients (A/B of a change). */
+  readonly candidateMain: string | undefined;
+  /** Node/V8 flags for the candidate; with no --candidate, the candidate is this build with these flags. */
+  readonly candidateNodeArgs: readonly string[];
   readonly redisUrl: string | undefined;
   readonly postgresUrl: string | undefined;
 }
@@ -21,13 +27,16 @@ const HELP = `pnpm bench [options]
   --warmup S           seconds of warm-up per target (3)
   --rounds N           interleaved rounds; medians are reported (3)
   --connections N      concurrent connections (64)
-  --delays A,B         upstream delays in ms, one pass each (0,20)
+  --delays A,B         upstream delays in ms, one pass each (0,20); "" for none (peak memory only)
   --users N            distinct signed-in sessions (256)
   --peak-connections N connections of the peak-memory run (256)
   --soak               add a soak run at half the peak rate
   --soak-seconds S     length of the soak (300)
   --writer-entries N   entries of the activity-log writer micro-benchmark (50000)
   --out DIR            where the Markdown and JSON reports go (bench-results)
+  --service-node-args="FLAGS"  Node/V8 flags on the service's command line (--heap-growing-percent=50, as npm start)
+  --candidate FILE     another build's main.js, measured beside the service in the same rounds (an A/B)
+  --candidate-node-args="FLAGS"  Node/V8 flags for the candidate (alone: this build with these flags)
 Real services (optional): TEST_REDIS_URL and TEST_POSTGRES_URL add the Redis + PostgreSQL targets.`;
 
 export function readOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptions {
@@ -45,6 +54,10 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOption
       'soak-seconds': { type: 'string', default: '300' },
       'writer-entries': { type: 'string', default: '50000' },
       out: { type: 'string', default: 'bench-results' },
+      // As `npm start` and the Dockerfile start the service.
+      'service-node-args': { type: 'string', default: '--heap-growing-percent=50' },
+      candidate: { type: 'string' },
+      'candidate-node-args': { type: 'string', default: '' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -62,13 +75,16 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOption
     warmupS: int('warmup', values.warmup),
     rounds: int('rounds', values.rounds),
     connections: int('connections', values.connections),
-    delays: values.delays.split(',').map((d) => int('delays', d)),
+    delays: values.delays.split(',').filter(Boolean).map((d) => int('delays', d)),
     users: int('users', values.users),
     peakConnections: int('peak-connections', values['peak-connections']),
     soak: values.soak,
     soakS: int('soak-seconds', values['soak-seconds']),
     writerEntries: int('writer-entries', values['writer-entries']),
     out: values.out,
+    serviceNodeArgs: values['service-node-args'].split(' ').filter(Boolean),
+    candidateMain: values.candidate,
+    candidateNodeArgs: values['candidate-node-args'].split(' ').filter(Boolean),
     redisUrl: env.TEST_REDIS_URL || undefined,
     postgresUrl: env.TEST_POSTGRES_URL || undefined,
   };

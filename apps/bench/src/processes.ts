@@ -9,8 +9,8 @@ export interface Spawned {
 }
 
 /** Starts a Node process and waits for the first stdout line carrying a `"url"`. */
-export function spawnServer(script: string, args: string[], env: Record<string, string>): Promise<Spawned> {
-  const child = spawn(process.execPath, [script, ...args], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export function spawnServer(script: string, args: string[], env: Record<string, string>, nodeArgs: readonly string[] = []): Promise<Spawned> {
+  const child = spawn(process.execPath, [...nodeArgs, script, ...args], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   return new Promise((resolve, reject) => {
     const onData = (chunk: Buffer) => {

@@ -9,6 +9,8 @@ export interface TargetSummary {
   readonly rounds: number;
   readonly rps: number;
   readonly ratio: number;
+  /** × the Fastify reference, measured in the same rounds. */
+  readonly referenceRatio: number;
   readonly p50: number;
   readonly p99: number;
   readonly p999: number;
@@ -59,11 +61,11 @@ export function toMarkdown(report: BenchReport): string {
     `Run ${report.when} on ${report.machine}.`,
     `Settings: ${Object.entries(report.settings).map(([k, v]) => `${k}=${String(v)}`).join(', ')}.`,
     '',
-    '| upstream delay | target | req/s (median) | × baseline | p50 ms | p99 ms | p99.9 ms | CPU ms / 1000 req | peak RSS MB | checks |',
-    '|---|---|---|---|---|---|---|---|---|---|',
+    '| upstream delay | target | req/s (median) | × baseline | × Fastify | p50 ms | p99 ms | p99.9 ms | CPU ms / 1000 req | peak RSS MB | checks |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
     ...report.targets.map(
       (t) =>
-        `| ${t.delayMs} ms | ${t.target} | ${fixed(t.rps)} | ${fixed(t.ratio, 2)} | ${fixed(t.p50, 1)} | ${fixed(t.p99, 1)} | ${fixed(t.p999, 1)} | ${fixed(t.cpuMsPer1000)} | ${fixed(t.peakRssMb)} | ${t.problems.length ? t.problems.join('; ') : `ok (${t.requests} requests)`} |`,
+        `| ${t.delayMs} ms | ${t.target} | ${fixed(t.rps)} | ${fixed(t.ratio, 2)} | ${fixed(t.referenceRatio, 2)} | ${fixed(t.p50, 1)} | ${fixed(t.p99, 1)} | ${fixed(t.p999, 1)} | ${fixed(t.cpuMsPer1000)} | ${fixed(t.peakRssMb)} | ${t.problems.length ? t.problems.join('; ') : `ok (${t.requests} requests)`} |`,
     ),
   ];
   if (report.peakMemory.length) {

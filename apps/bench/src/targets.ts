@@ -1,16 +1,26 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import SQLite from 'better-sqlite3';
+import { sign } from '@fastify/cookie';
+import { assertBuilt } from '@cotizaciones/adapters';
+import { SQLite } from '@cotizaciones/adapters/testing';
 import pg from 'pg';
 import { spawnServer, type Spawned } from './processes.js';
 import { devLoginCookie, signedSessionCookie } from './sessions.js';
+import { scratchDir } from './scratch-dir.js';
 
 export const SESSION_KEY = 'bench-session-key-0123456789abcdef';
-const SERVICE_MAIN = fileURLToPath(new URL('../../koa-server/dist/main.js', import.meta.url));
+export const SERVICE_MAIN = fileURLToPath(new URL('../../koa-server/dist/main.js', import.meta.url));
+/** The packages the service's dist/main.js is built from. */
+const SERVICE_PACKAGES = ['../../koa-server', '../../../packages/runtime', '../../../packages/adapters', '../../../packages/core'];
+
+/** Measuring a build of other sources would report on code that is no longer there: refuse. */
+function assertServiceBuilt(): void {
+  assertBuilt(SERVICE_PACKAGES.map((dir) => fileURLToPath(new URL(dir, import.meta.url))), "the service's build");
+}
 const BASELINE = fileURLToPath(new URL('./baseline-forwarder.js', import.meta.url));
+const FASTIFY = fileURLToPath(new URL('./fastify-reference.js', import.meta.url));
 
 export interface RunningTarget {
   readonly process: Spawned;
@@ -23,13 +33,13 @@ export interface RunningTarget {
 
 export interface Target {
   readonly name: string;
-  readonly isBaseline: boolean;
+  readonly role: 'baseline' | 'reference' | 'service';
   start(upstreamUrl: string, users: number): Promise<RunningTarget>;
 }
 
 export const baselineTarget: Target = {
   name: 'baseline: node:http + undici',
-  isBaseline: true,
+  role: 'baseline',
   async start(upstreamUrl, users) {
     const process = await spawnServer(BASELINE, [], { UPSTREAM_BASE_URL: upstreamUrl, SESSION_KEYS: SESSION_KEY });
     return {
@@ -43,21 +53,49 @@ export const baselineTarget: Target = {
   },
 };
 
+/** What a Node team would write instead: Fastify 5 with its own cookie signing (HMAC-SHA256, `value.sig`). */
+export const fastifyTarget: Target = {
+  name: 'reference: Fastify 5 + pino + undici',
+  role: 'reference',
+  async start(upstreamUrl, users) {
+    const process = await spawnServer(FASTIFY, [], { UPSTREAM_BASE_URL: upstreamUrl, SESSION_KEYS: SESSION_KEY, UPSTREAM_TOKEN: 'bench-token' });
+    const now = Date.now();
+    const cookies = Array.from({ length: users }, (_, i) => {
+      const value = Buffer.from(JSON.stringify({ user: { id: String(i + 1) }, expiresAt: now + 8 * 3_600_000, seenAt: now })).toString('base64url');
+      return `cotizaciones.sid=${sign(value, SESSION_KEY)}`;
+    });
+    return {
+      process,
+      cookies: () => Promise.resolve(cookies),
+      rows: async () => Number(await (await fetch(`${process.url}/__rows`)).text()),
+      stop: async () => {
+        await process.stop();
+      },
+    };
+  },
+};
+
 export interface ServiceSetting {
   readonly client: 'got' | 'undici';
   /** Cookie sessions + SQLite, or Redis sessions + PostgreSQL. */
   readonly stores: { kind: 'cookie+sqlite' } | { kind: 'redis+postgres'; redisUrl: string; postgresUrl: string };
+  /** Node/V8 flags on the service's command line (e.g. heap sizing), as a start command would pass them. */
+  readonly nodeArgs?: readonly string[];
+  /** Another build of the service (its dist/main.js), measured beside this one: an A/B of a change. */
+  readonly main?: string;
+  /** Named "candidate" in the report: the B of an A/B. */
+  readonly candidate?: boolean;
 }
 
 export function serviceTarget(setting: ServiceSetting): Target {
   return {
-    name: `service: ${setting.client}, ${setting.stores.kind}`,
-    isBaseline: false,
+    name: `${setting.candidate ? 'candidate' : 'service'}: ${setting.client}, ${setting.stores.kind}${setting.nodeArgs?.length ? ` [${setting.nodeArgs.join(' ')}]` : ''}`,
+    role: 'service',
     async start(upstreamUrl, users) {
       const table = `activity_log_bench_${randomBytes(4).toString('hex')}`;
       const stores =
         setting.stores.kind === 'cookie+sqlite'
-          ? { ACTIVITY_LOG_URL: `sqlite:${join(mkdtempSync(join(tmpdir(), 'bench-')), 'activity.db')}` }
+          ? { ACTIVITY_LOG_URL: `sqlite:${join(scratchDir('service-'), 'activity.db')}` }
           : {
               ACTIVITY_LOG_URL: setting.stores.postgresUrl,
               ACTIVITY_LOG_TABLE: table,
@@ -74,7 +112,8 @@ export function serviceTarget(setting: ServiceSetting): Target {
         PORT: '0',
         ...stores,
       };
-      const process = await spawnServer(SERVICE_MAIN, [], env);
+      if (setting.main === undefined) assertServiceBuilt();
+      const process = await spawnServer(setting.main ?? SERVICE_MAIN, [], env, setting.nodeArgs);
       // Cookie sessions are signed here like the baseline's; Redis sessions need a real sign-in (their activity is kept server-side).
       const redisCookies: string[] = [];
       if (setting.stores.kind === 'redis+postgres') {
@@ -100,10 +139,13 @@ function signedCookies(users: number): string[] {
 
 function rowCounter(url: string, table: string): { count(): Promise<number>; close(): Promise<void> } {
   if (url.startsWith('sqlite:')) {
-    let db: SQLite.Database | undefined;
+    let db: InstanceType<typeof SQLite> | undefined;
     return {
       count() {
-        db ??= new SQLite(url.slice('sqlite:'.length), { readonly: true, fileMustExist: true });
+        const file = url.slice('sqlite:'.length);
+        // The service opens its log on first use: before that there are no rows, and no file.
+        if (!db && !existsSync(file)) return Promise.resolve(0);
+        db ??= new SQLite(file, { readonly: true, fileMustExist: true });
         return Promise.resolve((db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n);
       },
       close: () => {

@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ActivityEntry } from '@cotizaciones/core';
 import { bufferedActivityLog } from '@cotizaciones/adapters';
 import { openSqlActivityLogStore } from '@cotizaciones/adapters/sql';
 import { dropTable } from '@cotizaciones/adapters/testing';
+import { scratchDir } from './scratch-dir.js';
 
 export interface WriterResult {
   readonly store: string;
@@ -50,5 +49,5 @@ export async function benchWriter(name: string, url: string, entries: number): P
 }
 
 export function sqliteWriterUrl(): string {
-  return `sqlite:${join(mkdtempSync(join(tmpdir(), 'writer-bench-')), 'activity.db')}`;
+  return `sqlite:${join(scratchDir('writer-'), 'activity.db')}`;
 }

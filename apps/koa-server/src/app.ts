@@ -1,22 +1,27 @@
 import Router from '@koa/router';
 import Koa from 'koa';
-import { HttpMethodEnum, koaBody } from 'koa-body';
 import type { SessionPolicy } from '@cotizaciones/core';
 import type { ReadableActivityLogStore, SessionStore } from '@cotizaciones/adapters';
 import { mountDevRoutes } from './http/dev-routes.js';
+import { bearerMatcher } from './http/bearer-guard.js';
+import { closeUnreadBody } from './http/close-unread-body.js';
 import { crossSiteGuard } from './http/cross-site-guard.js';
 import { endpoint, postOnly, type UseCase } from './http/endpoint.js';
 import { errorHandler } from './http/error-handler.js';
 import { REJECTIONS } from './http/rejection.js';
+import type { RequestState } from './http/request-state.js';
+import { noSniff } from './http/no-sniff.js';
 import { observeRequests } from './http/observe-requests.js';
 import { requestLog } from './http/request-log.js';
 import { replyJson } from './http/reply-json.js';
-import { sessionMiddleware } from './http/session.js';
+import { phpSessionBinding, type CookieHeaderSessions } from './http/php-session-binding.js';
+import { koaSessionBinding } from './http/koa-session-binding.js';
 import { signingKeys } from './http/signing-keys.js';
 import type { Metrics } from './metrics.js';
 import { openApiDocument } from './openapi.js';
 import { QUOTATION_FIELD_PATH, QUOTATION_ITEM_PATH } from './paths.js';
-import type { ServerLog } from './server-log.js';
+import type { Log } from '@cotizaciones/runtime';
+import { logHttpError } from './http/log-http-error.js';
 
 export interface AppOptions {
   readonly basePath: string;
@@ -25,7 +30,8 @@ export interface AppOptions {
   readonly sessionKeys: readonly string[];
   readonly sessionPolicy: SessionPolicy;
   readonly secureCookies: boolean;
-  readonly trustProxy: boolean;
+  /** How many reverse proxies are in front: the client IP is the one the outermost of them saw. */
+  readonly trustProxy: number;
   readonly devLogin: boolean;
   /** Origins allowed to POST from a browser; undefined: only the service's own. */
   readonly allowedOrigins?: readonly string[] | undefined;
@@ -37,46 +43,32 @@ export interface AppDeps {
   readonly updateQuotationField: UseCase;
   readonly updateQuotationItem: UseCase;
   /** Read by the dev routes. */
-  readonly activity: ReadableActivityLogStore;
+  readonly activity: Pick<ReadableActivityLogStore, 'recent'>;
   readonly sessionStore?: SessionStore | undefined;
-  readonly log: ServerLog;
+  /** SESSION_STORE=php: the PHP app's sessions, instead of the service's own. */
+  readonly phpSessions?: CookieHeaderSessions | undefined;
+  readonly log: Log;
   readonly metrics: Metrics;
   /** Why the service is not ready: empty when it is. */
   readonly readiness: () => Promise<string[]>;
 }
 
 /** The Koa application, not listening: tests drive it on an ephemeral port. */
-export function createApp(options: AppOptions, deps: AppDeps): Koa {
-  const app = new Koa({ proxy: options.trustProxy });
-  app.keys = signingKeys(options.sessionKeys);
-  app.on('error', (error: unknown) => deps.log.error({ err: error }, 'koa error'));
+export function createApp(options: AppOptions, deps: AppDeps): Koa<RequestState> {
+  const app = new Koa<RequestState>({ proxy: options.trustProxy > 0, maxIpsCount: options.trustProxy });
+  // Imported once, for koa-session's cookies and the binding's check of which key signed one.
+  const signer = signingKeys(options.sessionKeys);
+  app.keys = signer;
+  app.on('error', (error: unknown) => logHttpError(deps.log, error, 'koa error'));
 
   const limits = { maxBytes: options.bodyLimitBytes, maxParams: options.maxParams };
-  const session = sessionMiddleware(app, {
-    keys: options.sessionKeys,
-    policy: options.sessionPolicy,
-    secure: options.secureCookies,
-    store: deps.sessionStore,
-  });
-  // koa-body reads an urlencoded body as text (its size limit answers 413) and we parse it by PHP's
-  // rules; its own form parser (qs) would build arrays and objects only to be thrown away. Multipart is ours.
-  const bodyParser = koaBody({
-    json: false,
-    urlencoded: false,
-    multipart: false,
-    text: true,
-    textTypes: ['application/x-www-form-urlencoded'],
-    textLimit: options.bodyLimitBytes,
-    encoding: 'utf-8',
-    parsedMethods: [HttpMethodEnum.POST],
-    // Any failure to read the body is the client's: too large, or not readable (bad gzip/deflate, unknown encoding, cut short).
-    onError: (error) => {
-      throw (error as { status?: unknown }).status === 413 ? REJECTIONS.tooLarge(error) : REJECTIONS.malformed(error);
-    },
-  });
-  const settings = { limits, policy: options.sessionPolicy, log: deps.log };
+  const sessions = deps.phpSessions
+    ? phpSessionBinding(deps.phpSessions)
+    : koaSessionBinding(app, { signer, policy: options.sessionPolicy, secure: options.secureCookies, store: deps.sessionStore });
+  const session = sessions.middleware;
+  const settings = { limits, session: sessions, log: deps.log };
 
-  const router = new Router({ sensitive: true, strict: true });
+  const router = new Router<RequestState>({ sensitive: true, strict: true });
   router.get('/healthz', (ctx) => {
     replyJson(ctx, 200, { ok: true });
   });
@@ -90,8 +82,9 @@ export function createApp(options: AppOptions, deps: AppDeps): Koa {
     ctx.status = problems.length ? 503 : 200;
     ctx.body = problems.length ? { ok: false, reasons: problems } : { ok: true };
   });
+  const metricsAuthorized = options.metricsToken === undefined ? undefined : bearerMatcher(options.metricsToken);
   router.get('/metrics', async (ctx) => {
-    if (options.metricsToken && ctx.get('Authorization') !== `Bearer ${options.metricsToken}`) {
+    if (metricsAuthorized && !metricsAuthorized(ctx.get('Authorization'))) {
       ctx.status = 401;
       ctx.body = 'unauthorized\n';
       return;
@@ -100,18 +93,21 @@ export function createApp(options: AppOptions, deps: AppDeps): Koa {
     ctx.body = await deps.metrics.registry.metrics();
   });
   const sameSite = crossSiteGuard(options.allowedOrigins);
-  router.all(`${options.basePath}${QUOTATION_FIELD_PATH}`, postOnly, sameSite, session, bodyParser, endpoint(deps.updateQuotationField, settings));
-  router.all(`${options.basePath}${QUOTATION_ITEM_PATH}`, postOnly, sameSite, session, bodyParser, endpoint(deps.updateQuotationItem, settings));
-  if (options.devLogin) {
-    mountDevRoutes(router, { prefix: '', guard: sameSite, session, bodyParser, limits, activity: deps.activity });
+  router.all(`${options.basePath}${QUOTATION_FIELD_PATH}`, postOnly, sameSite, session, endpoint(deps.updateQuotationField, settings));
+  router.all(`${options.basePath}${QUOTATION_ITEM_PATH}`, postOnly, sameSite, session, endpoint(deps.updateQuotationItem, settings));
+  // Only where the service keeps its own sessions: with the PHP app's, sign-in is the PHP app's.
+  if (options.devLogin && sessions.dev) {
+    mountDevRoutes(router, { prefix: '', guard: sameSite, session, signing: sessions.dev, limits, activity: deps.activity });
   }
 
   const endpointPaths = new Map([
     [`${options.basePath}${QUOTATION_FIELD_PATH}`, 'update_cotizacion'],
     [`${options.basePath}${QUOTATION_ITEM_PATH}`, 'update_cot_item'],
   ]);
+  app.use(noSniff);
   app.use(requestLog(deps.log));
   app.use(observeRequests(deps.metrics, endpointPaths));
+  app.use(closeUnreadBody);
   app.use(errorHandler(deps.log));
   app.use(router.routes());
   app.use(() => {

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { UpstreamError, type Upstream } from '@cotizaciones/core';
+import { UpstreamError, type Upstream, type UpstreamErrorKind } from '@cotizaciones/core';
 import type { ActivityLogStats } from '@cotizaciones/adapters';
 
 export interface Metrics {
@@ -29,6 +29,9 @@ export function createMetrics(activityStats: () => ActivityLogStats): Metrics {
   fromStats('activity_log_written_total', 'Activity-log entries written to the store.', (s) => s.written);
   fromStats('activity_log_retried_total', 'Failed activity-log batch writes that were retried.', (s) => s.retried);
   fromStats('activity_log_dropped_total', 'Activity-log entries dropped because the queue was full.', (s) => s.dropped);
+  fromStats('activity_log_spilled_total', 'Activity-log entries set aside in the dead-letter file because the store could not take them in time.', (s) => s.spilled);
+  fromStats('activity_log_dead_lettered_total', 'Activity-log entries the store refused, set aside in the dead-letter file.', (s) => s.deadLettered);
+  fromStats('activity_log_dead_letter_failed_total', 'Activity-log entries the store refused that the dead-letter file could not take either (lost).', (s) => s.deadLetterFailed);
   new Gauge({
     name: 'activity_log_queue_depth',
     help: 'Activity-log entries waiting to be written.',
@@ -73,6 +76,9 @@ export function createMetrics(activityStats: () => ActivityLogStats): Metrics {
   };
 }
 
+/** The `kind` label of upstream_failures_total for each of the core's upstream failures (http_status: an answer of 400 or more). */
+const FAILURE_KIND: Readonly<Record<UpstreamErrorKind, string>> = { timeout: 'timeout', connection: 'connection', 'invalid-body': 'invalid_body' };
+
 /** The upstream port, timed and counted: a decorator, so every client is measured the same way. */
 export function measuredUpstream(upstream: Upstream, metrics: Metrics): Upstream {
   return {
@@ -83,7 +89,7 @@ export function measuredUpstream(upstream: Upstream, metrics: Metrics): Upstream
         if (reply.status >= 400) metrics.upstreamFailures.inc({ kind: 'http_status' });
         return reply;
       } catch (error) {
-        if (error instanceof UpstreamError) metrics.upstreamFailures.inc({ kind: error.kind.replace('-', '_') });
+        if (error instanceof UpstreamError) metrics.upstreamFailures.inc({ kind: FAILURE_KIND[error.kind] });
         throw error;
       } finally {
         end();

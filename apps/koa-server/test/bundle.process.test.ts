@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +23,7 @@ describe('the deployable bundle', () => {
       expect(existsSync(join(dir, 'node_modules', devOnly))).toBe(false);
     }
 
+    mkdirSync(join(dir, 'data'));
     const server = await startProcess({ ACTIVITY_LOG_URL: `sqlite:${join(dir, 'data/activity.db')}` }, join(dir, 'dist/main.js'));
     expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
     const cookie = cookieHeader(await fetch(`${server.url}/dev/login`, { method: 'POST', body: form({ id: '1' }) }));

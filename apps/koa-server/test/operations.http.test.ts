@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { expectAnswer } from './support/contract-headers.js';
-import { redisProcess, redisServerAvailable } from './support/redis-process.js';
+import { redisProcess, redisServerAvailable } from '@cotizaciones/adapters/testing';
 import { FIELD_PATH, ITEM_PATH, form, startService } from './support/service.js';
 
 /** One sample of a Prometheus text exposition, e.g. value(text, 'http_requests_total{endpoint="x",…}'). */
@@ -50,14 +50,17 @@ describe('GET /metrics', () => {
   it('wants the bearer token when METRICS_TOKEN is set', async () => {
     const svc = await startService({ METRICS_TOKEN: 'metrics-token-0123456789' });
     expect((await fetch(`${svc.url}/metrics`)).status).toBe(401);
-    expect((await fetch(`${svc.url}/metrics`, { headers: { authorization: 'Bearer wrong' } })).status).toBe(401);
+    // Compared whole, in constant time: a prefix, an extension or another case is not the token.
+    for (const wrong of ['Bearer wrong', 'Bearer metrics-token-012345678', 'Bearer metrics-token-0123456789x', 'bearer METRICS-TOKEN-0123456789', 'metrics-token-0123456789']) {
+      expect((await fetch(`${svc.url}/metrics`, { headers: { authorization: wrong } })).status).toBe(401);
+    }
     expect((await fetch(`${svc.url}/metrics`, { headers: { authorization: 'Bearer metrics-token-0123456789' } })).status).toBe(200);
     await svc.close();
   });
 });
 
 describe('GET /readyz', () => {
-  it.skipIf(!redisServerAvailable)('is 200 when the stores answer, 503 with reasons when one does not, and 503 once draining', async () => {
+  it.skipIf(!redisServerAvailable())('is 200 when the stores answer, 503 with reasons when one does not, and 503 once draining', async () => {
     const redis = redisProcess(6392);
     await redis.start();
     const svc = await startService({ SESSION_STORE: 'redis', REDIS_URL: redis.url });

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { openSqlActivityLogStore } from '@cotizaciones/adapters/sql';
-import { serviceUrls, startStubTokenEndpoint } from '@cotizaciones/adapters/testing';
+import { SQLite, serviceUrls, startStubTokenEndpoint } from '@cotizaciones/adapters/testing';
 import { expectAnswer } from './support/contract-headers.js';
-import { redisProcess, redisServerAvailable } from './support/redis-process.js';
+import { redisProcess, redisServerAvailable } from '@cotizaciones/adapters/testing';
 import { FIELD_PATH, ITEM_PATH, SESSION_KEY, TOKEN, form, signedCookie, startService } from './support/service.js';
+import { until } from './support/until.js';
 
 const urls = serviceUrls();
 
@@ -11,8 +12,8 @@ describe('a failing activity-log store', () => {
   it('changes no response, is reported in the server log, and loses no entry once it is back', async () => {
     const svc = await startService();
     const cookie = await svc.signIn();
-    // Break the store under the running service: its table disappears.
-    const { default: SQLite } = await import('better-sqlite3');
+    // The store opens in the background; once it has (ready), break it under the running service: its table disappears.
+    expect((await fetch(`${svc.url}/readyz`)).status).toBe(200);
     const dbFile = svc.dbFile;
     const db = new SQLite(dbFile);
     db.exec('DROP TABLE activity_log');
@@ -20,8 +21,7 @@ describe('a failing activity-log store', () => {
     await expectAnswer(await svc.post(FIELD_PATH, form({ id: '21', field: 'a' }), { cookie }), 200, '{"ok":true}');
     await expectAnswer(await svc.post(ITEM_PATH, form({ id: '22', delete: '' }), { cookie }), 200, '{"ok":true}');
     expect(performance.now() - started).toBeLessThan(2_000);
-    await new Promise((resolve) => setTimeout(resolve, 150));
-    expect(svc.logs.lines.some((line) => line.msg === 'activity log write failed; will retry')).toBe(true);
+    expect(await until(() => svc.logs.lines.some((line) => line.msg === 'activity log write failed; will retry'), 10_000)).toBe(true);
     // The store comes back: the table is there again.
     const reopened = await openSqlActivityLogStore(`sqlite:${dbFile}`);
     await reopened.close();
@@ -88,7 +88,7 @@ describe('sessions in Redis', () => {
     await svc.close();
   });
 
-  it.skipIf(!redisServerAvailable)('recovers by itself when Redis comes back: 503 while it is down, normal after', async () => {
+  it.skipIf(!redisServerAvailable())('recovers by itself when Redis comes back: 503 while it is down, normal after', async () => {
     const redis = redisProcess(6391);
     await redis.start();
     const svc = await startService({ SESSION_STORE: 'redis', REDIS_URL: redis.url });

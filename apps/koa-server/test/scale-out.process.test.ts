@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqlActivityLogStore, type SqlActivityLogStore } from '@cotizaciones/adapters/sql';
-import { dropTable, serviceUrls, startStubUpstream, type StubUpstreamServer } from '@cotizaciones/adapters/testing';
+import { deleteRedisKeys, dropTable, serviceUrls, startStubUpstream, type StubUpstreamServer } from '@cotizaciones/adapters/testing';
 import { startProcess } from './support/process.js';
 import { cookieHeader, FIELD_PATH, form, SESSION_KEY } from './support/service.js';
 
@@ -32,6 +32,7 @@ describe.skipIf(!urls.redis || !urls.postgres)('scale-out: two instances, Redis 
   afterAll(async () => {
     await store.close();
     await dropTable(urls.postgres ?? '', table);
+    await deleteRedisKeys(urls.redis ?? '', `scale-${table}:`);
     await stub.close();
   });
 

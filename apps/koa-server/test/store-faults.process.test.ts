@@ -1,20 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import SQLite from 'better-sqlite3';
+import { SQLite, startStubUpstream } from '@cotizaciones/adapters/testing';
 import { openSqlActivityLogStore } from '@cotizaciones/adapters/sql';
 import { expectAnswer } from './support/contract-headers.js';
 import { postgresProcess } from './support/postgres-process.js';
-import { FIELD_PATH, form, startService } from './support/service.js';
-
-async function until(check: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return false;
-}
+import { startProcess } from './support/process.js';
+import { until } from './support/until.js';
+import { FIELD_PATH, SESSION_KEY, TOKEN, cookieHeader, form, startService } from './support/service.js';
 
 describe('an upstream that refuses connections', () => {
   it('answers the default message at once, logs no entry, and keeps serving', async () => {
@@ -34,18 +30,21 @@ describe('activity-log store faults', () => {
   it('a SQLite file locked by another process: answers unchanged and prompt, entries written once it is free', async () => {
     const svc = await startService();
     const cookie = await svc.signIn();
+    // The store opens in the background: the lock is taken once it has (the fault under test is a lock while running).
+    expect((await fetch(`${svc.url}/readyz`)).status).toBe(200);
     const locker = new SQLite(svc.dbFile);
     locker.exec('BEGIN EXCLUSIVE');
     // The service runs in this process: a write waiting for the lock would show as event-loop delay.
     const loop = monitorEventLoopDelay({ resolution: 10 });
     loop.enable();
+    const failedWrites = () => svc.logs.lines.filter((line) => line.msg === 'activity log write failed; will retry').length;
     for (let i = 1; i <= 5; i += 1) {
       await expectAnswer(await svc.post(FIELD_PATH, form({ id: String(i), field: 'f' }), { cookie }), 200, '{"ok":true}');
-      await new Promise((resolve) => setTimeout(resolve, 60));
     }
+    // Answered while writes wait for the lock: measured until the writer has failed three times.
+    expect(await until(() => failedWrites() >= 3, 10_000)).toBe(true);
     loop.disable();
     expect(loop.max / 1e6).toBeLessThan(250);
-    expect(svc.logs.lines.some((line) => line.msg === 'activity log write failed; will retry')).toBe(true);
     locker.exec('COMMIT');
     locker.close();
     expect((await svc.rows()).map((row) => row.entity_id)).toEqual(['1', '2', '3', '4', '5']);
@@ -67,7 +66,7 @@ describe('activity-log store faults', () => {
     for (const id of ['2', '3', '4']) {
       await expectAnswer(await svc.post(FIELD_PATH, form({ id }), { cookie }), 200, '{"ok":true}');
     }
-    expect(await until(() => Promise.resolve(svc.logs.lines.some((line) => line.msg === 'activity log write failed; will retry')), 5_000)).toBe(true);
+    expect(await until(() => svc.logs.lines.some((line) => line.msg === 'activity log write failed; will retry'), 5_000)).toBe(true);
 
     pg.start();
     const reader = await openSqlActivityLogStore(pg.url, { table });
@@ -77,5 +76,50 @@ describe('activity-log store faults', () => {
     await reader.close();
     await svc.close();
     pg.stop();
+    pg.remove();
+  });
+
+  // A port of its own, away from the restart test's and from other suites' private servers.
+  const pgDown = postgresProcess(20_000 + Math.floor(Math.random() * 10_000));
+  it.skipIf(!pgDown.available)('PostgreSQL down at start-up: the service starts, /readyz names the activity log, requests answered; entries written once it is up', async () => {
+    pgDown.init();
+    const stub = await startStubUpstream();
+    const table = `activity_log_down_${randomBytes(4).toString('hex')}`;
+    const deadLetterDir = mkdtempSync(join(tmpdir(), 'dead-letter-'));
+    const server = await startProcess({
+      ACTIVITY_LOG_URL: pgDown.url,
+      ACTIVITY_LOG_TABLE: table,
+      ACTIVITY_LOG_DEAD_LETTER: join(deadLetterDir, 'dead.jsonl'),
+      UPSTREAM_BASE_URL: stub.url,
+      UPSTREAM_TOKEN: TOKEN,
+      SESSION_KEYS: SESSION_KEY,
+      DEV_LOGIN: '1',
+    });
+    expect(await (await fetch(`${server.url}/healthz`)).text()).toBe('{"ok":true}');
+    const notReady = await fetch(`${server.url}/readyz`);
+    expect(notReady.status).toBe(503);
+    expect(((await notReady.json()) as { reasons: string[] }).reasons).toEqual([expect.stringMatching(/^activity log: .*ECONNREFUSED/)]);
+
+    const cookie = cookieHeader(await fetch(`${server.url}/dev/login`, { method: 'POST', body: new URLSearchParams({ id: '7', name: 'Ana' }) }));
+    for (const id of ['1', '2', '3']) {
+      await expectAnswer(await fetch(`${server.url}${FIELD_PATH}`, { method: 'POST', body: form({ id }), headers: { cookie } }), 200, '{"ok":true}');
+    }
+
+    pgDown.start();
+    try {
+      expect(await until(async () => (await fetch(`${server.url}/readyz`)).status === 200, 20_000)).toBe(true);
+      const reader = await openSqlActivityLogStore(pgDown.url, { table });
+      expect(await until(async () => (await reader.recent(10)).length === 3, 20_000)).toBe(true);
+      expect((await reader.recent(10)).map((row) => row.entity_id).sort()).toEqual(['1', '2', '3']);
+      await reader.close();
+    } finally {
+      server.child.kill('SIGTERM');
+      await new Promise((resolve) => server.child.once('exit', resolve));
+      await stub.close();
+      pgDown.stop();
+      pgDown.remove();
+      rmSync(deadLetterDir, { recursive: true, force: true });
+    }
+    expect(server.output()).toContain('activity log write failed; will retry');
   });
 });

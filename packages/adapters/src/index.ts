@@ -13,10 +13,16 @@ export {
   type ActivityLogProblem,
   type ActivityLogStats,
   type BufferedActivityLog,
+  type EntryRef,
   type BufferedActivityLogOptions,
 } from './activity-log/buffered-activity-log.js';
 export { inMemoryActivityLogStore } from './activity-log/in-memory-activity-log-store.js';
 export { isActivityLogUrl, sqlEngineOf, type SqlEngine } from './activity-log/activity-log-url.js';
-export { openActivityLog, type OpenedActivityLog } from './activity-log/open-activity-log.js';
+export { openActivityLog, type OpenActivityLogOptions, type OpenedActivityLog } from './activity-log/open-activity-log.js';
+export { ActivityStoreError, isRefusal, type StoreFailure } from './activity-log/activity-store-error.js';
+export { deadLetterFile, type DeadLetter } from './activity-log/dead-letter-file.js';
+export { lazyActivityLogStore } from './activity-log/lazy-activity-log-store.js';
+export { replayDeadLetterFile, type ReplayResult } from './activity-log/replay-dead-letter.js';
 export type { SessionStore } from './session/session-store.js';
 export { inMemorySessionStore } from './session/in-memory-session-store.js';
+export { assertBuilt, staleBuild } from './build/stale-build.js';

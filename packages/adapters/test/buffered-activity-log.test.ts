@@ -1,15 +1,30 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ActivityEntry } from '@cotizaciones/core';
-import { bufferedActivityLog, type ActivityLogProblem, type ActivityLogStore } from '../src/index.js';
+import { ActivityStoreError, bufferedActivityLog, deadLetterFile, type ActivityLogProblem, type ActivityLogStore, type DeadLetter } from '../src/index.js';
+import { entryOfDeadLetterLine } from '../src/activity-log/dead-letter-line.js';
 import { sampleEntry } from '../src/testing/index.js';
+import { temporaryDirs } from '../src/testing/temporary-dir.js';
 
-/** A store that records each batch and fails while `failing` is set. */
-function scriptedStore() {
+const temporaryDir = temporaryDirs();
+
+/**
+ * A store that records each batch, fails as unavailable while `failing` is set,
+ * and refuses (as a database would, the whole batch) any batch holding an entry
+ * `refuses` picks. `attempts(n)` resolves once write has been called n times:
+ * tests wait for that, never for a fixed time.
+ */
+function scriptedStore(refuses: (entry: ActivityEntry) => boolean = () => false) {
   const batches: ActivityEntry[][] = [];
-  const state = { failing: false, closed: false };
+  const state = { failing: false, closed: false, calls: 0 };
+  const waiters: Array<{ calls: number; resolve: () => void }> = [];
   const store: ActivityLogStore = {
     write(entries) {
-      if (state.failing) return Promise.reject(new Error('store down'));
+      state.calls += 1;
+      for (const waiter of waiters.filter((w) => w.calls <= state.calls)) waiter.resolve();
+      if (state.failing) return Promise.reject(new ActivityStoreError('unavailable', 'ECONNREFUSED', 'store down'));
+      if (entries.some(refuses)) return Promise.reject(new ActivityStoreError('refused', '22001', 'value too long for type character varying(64)'));
       batches.push([...entries]);
       return Promise.resolve();
     },
@@ -19,10 +34,28 @@ function scriptedStore() {
       return Promise.resolve();
     },
   };
-  return { store, batches, state };
+  const attempts = (calls: number) => new Promise<void>((resolve) => (state.calls >= calls ? resolve() : waiters.push({ calls, resolve })));
+  return { store, batches, state, attempts };
 }
 
-const entries = (n: number) => Array.from({ length: n }, (_, i) => sampleEntry({ entityId: BigInt(i + 1) }));
+/** A dead letter that keeps what it is given, or fails every append when `failing`. */
+function memoryDeadLetter(failing = false) {
+  const entries: Array<{ entry: ActivityEntry; code: string; reason: string }> = [];
+  const deadLetter: DeadLetter = {
+    append(entry, refusal) {
+      if (failing) return Promise.reject(new Error('EROFS: read-only file system'));
+      entries.push({ entry, ...refusal });
+      return Promise.resolve();
+    },
+    close: () => Promise.resolve(),
+  };
+  return { deadLetter, entries };
+}
+
+const entries = (n: number, from = 1) => Array.from({ length: n }, (_, i) => sampleEntry({ entityId: BigInt(from + i) }));
+const ids = (list: readonly ActivityEntry[]) => list.map((e) => e.entityId);
+const poisoned = (entityId: bigint) => sampleEntry({ entityId, clientIp: 'x'.repeat(100) });
+const isPoisoned = (entry: ActivityEntry) => (entry.clientIp?.length ?? 0) > 64;
 
 describe('buffered activity log', () => {
   it('does not write during record: the write comes on a later tick', async () => {
@@ -40,25 +73,26 @@ describe('buffered activity log', () => {
     for (const entry of entries(1200)) log.record(entry);
     await log.flush();
     expect(batches.map((batch) => batch.length)).toEqual([500, 500, 200]);
-    expect(log.stats()).toEqual({ written: 1200, retried: 0, dropped: 0, queued: 0 });
+    expect(log.stats()).toEqual({ written: 1200, retried: 0, dropped: 0, spilled: 0, queued: 0, deadLettered: 0, deadLetterFailed: 0 });
   });
 
   it('retries while the store is down and loses nothing once it is back', async () => {
-    const { store, batches, state } = scriptedStore();
+    const { store, batches, state, attempts } = scriptedStore();
     const problems: ActivityLogProblem[] = [];
     const log = bufferedActivityLog(store, { retryMinMs: 5, retryMaxMs: 20, onProblem: (p) => problems.push(p) });
     state.failing = true;
     for (const entry of entries(50)) log.record(entry);
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    await attempts(3);
     expect(batches).toHaveLength(0);
     state.failing = false;
     await log.flush();
-    expect(batches.flat().map((e) => e.entityId)).toEqual(entries(50).map((e) => e.entityId));
-    expect(log.stats().retried).toBeGreaterThanOrEqual(2);
+    expect(ids(batches.flat())).toEqual(ids(entries(50)));
+    expect(log.stats()).toMatchObject({ written: 50, deadLettered: 0 });
+    expect(log.stats().retried).toBeGreaterThanOrEqual(3);
     expect(problems.filter((p) => p.kind === 'write-failed').length).toBe(log.stats().retried);
   });
 
-  it('drops and counts entries past the queue bound, and reports it', async () => {
+  it('without a dead-letter file, drops and counts entries past the queue bound, and reports it', async () => {
     const { store, state } = scriptedStore();
     const problems: ActivityLogProblem[] = [];
     const log = bufferedActivityLog(store, { maxQueue: 10, retryMinMs: 5, onProblem: (p) => problems.push(p) });
@@ -87,12 +121,83 @@ describe('buffered activity log', () => {
     state.failing = true;
     for (const entry of entries(4)) log.record(entry);
     await log.close(50);
-    expect(problems).toContainEqual({ kind: 'unwritten-at-close', lost: 4 });
+    expect(problems).toContainEqual({ kind: 'unwritten-at-close', setAside: 0, lost: 4 });
     expect(state.closed).toBe(true);
   });
 
-  it('keeps writing when the problem reporter throws', async () => {
+  it('past the queue bound, sets entries aside in the dead-letter file instead of dropping them', async () => {
     const { store, batches, state } = scriptedStore();
+    const { deadLetter, entries: setAside } = memoryDeadLetter();
+    const problems: ActivityLogProblem[] = [];
+    const log = bufferedActivityLog(store, { maxQueue: 10, retryMinMs: 5, deadLetter, onProblem: (p) => problems.push(p) });
+    state.failing = true;
+    for (const entry of entries(25)) log.record(entry);
+    state.failing = false;
+    await log.flush();
+    expect(ids(batches.flat())).toEqual(ids(entries(10)));
+    expect(ids(setAside.map((s) => s.entry))).toEqual(ids(entries(15, 11)));
+    expect(new Set(setAside.map((s) => s.code))).toEqual(new Set(['QUEUE_FULL']));
+    expect(log.stats()).toMatchObject({ written: 10, spilled: 15, dropped: 0, queued: 0 });
+    // Reported once a second at most, not once per entry.
+    expect(problems.filter((p) => p.kind === 'spilled')).toEqual([{ kind: 'spilled', spilled: 1 }]);
+  });
+
+  it('bounds the queue in bytes too: large entries go to the dead-letter file once the bytes are used up', async () => {
+    const { store, batches, state } = scriptedStore();
+    const { deadLetter, entries: setAside } = memoryDeadLetter();
+    const log = bufferedActivityLog(store, { maxQueueBytes: 100_000, retryMinMs: 5, deadLetter });
+    state.failing = true;
+    const large = Array.from({ length: 10 }, (_, i) => sampleEntry({ entityId: BigInt(i + 1), details: { field: 'x'.repeat(30_000) } }));
+    for (const entry of large) log.record(entry);
+    expect(log.stats().queued).toBe(3);
+    state.failing = false;
+    await log.flush();
+    expect(ids(batches.flat())).toEqual([1n, 2n, 3n]);
+    expect(ids(setAside.map((s) => s.entry))).toEqual([4n, 5n, 6n, 7n, 8n, 9n, 10n]);
+    expect(setAside[0]?.entry.details).toEqual({ field: 'x'.repeat(30_000) });
+  });
+
+  it('at the close deadline with the store down, sets every queued entry aside: none lost', async () => {
+    const { store, state } = scriptedStore();
+    const { deadLetter, entries: setAside } = memoryDeadLetter();
+    const problems: ActivityLogProblem[] = [];
+    const log = bufferedActivityLog(store, { retryMinMs: 5, deadLetter, onProblem: (p) => problems.push(p) });
+    state.failing = true;
+    for (const entry of entries(4)) log.record(entry);
+    await log.close(50);
+    expect(ids(setAside.map((s) => s.entry))).toEqual(ids(entries(4)));
+    expect(new Set(setAside.map((s) => s.code))).toEqual(new Set(['UNWRITTEN_AT_CLOSE']));
+    expect(problems).toContainEqual({ kind: 'unwritten-at-close', setAside: 4, lost: 0 });
+    expect(log.stats()).toMatchObject({ spilled: 4, queued: 0 });
+    expect(state.closed).toBe(true);
+  });
+
+  it('at the close deadline with a write that never answers: that batch counts as lost (it may have landed), the rest is set aside', async () => {
+    const hanging: ActivityEntry[][] = [];
+    let started!: () => void;
+    const writeStarted = new Promise<void>((resolve) => (started = resolve));
+    const store: ActivityLogStore = {
+      write(batch) {
+        hanging.push([...batch]);
+        started();
+        return new Promise<void>(() => undefined);
+      },
+      ping: () => Promise.resolve(),
+      close: () => Promise.resolve(),
+    };
+    const { deadLetter, entries: setAside } = memoryDeadLetter();
+    const problems: ActivityLogProblem[] = [];
+    const log = bufferedActivityLog(store, { maxBatch: 3, lingerMs: 0, deadLetter, onProblem: (p) => problems.push(p) });
+    for (const entry of entries(5)) log.record(entry);
+    await writeStarted;
+    expect(hanging[0]).toHaveLength(3);
+    await log.close(20);
+    expect(ids(setAside.map((s) => s.entry))).toEqual([4n, 5n]);
+    expect(problems).toContainEqual({ kind: 'unwritten-at-close', setAside: 2, lost: 3 });
+  });
+
+  it('keeps writing when the problem reporter throws', async () => {
+    const { store, batches, state, attempts } = scriptedStore();
     const log = bufferedActivityLog(store, {
       retryMinMs: 5,
       onProblem: () => {
@@ -101,9 +206,97 @@ describe('buffered activity log', () => {
     });
     state.failing = true;
     log.record(sampleEntry());
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await attempts(2);
     state.failing = false;
     await log.flush();
     expect(batches).toHaveLength(1);
+  });
+});
+
+describe('buffered activity log: entries the store refuses', () => {
+  it('one refused entry between good ones: every good entry written in order, the refused one set aside whole, not retried', async () => {
+    const { store, batches } = scriptedStore(isPoisoned);
+    const { deadLetter, entries: setAside } = memoryDeadLetter();
+    const problems: ActivityLogProblem[] = [];
+    const log = bufferedActivityLog(store, { deadLetter, onProblem: (p) => problems.push(p) });
+    const bad = poisoned(26n);
+    const all = [...entries(25), bad, ...entries(51, 27)];
+    for (const entry of all) log.record(entry);
+    await log.flush();
+    expect(ids(batches.flat())).toEqual(ids(all.filter((e) => e !== bad)));
+    expect(setAside).toEqual([{ entry: bad, code: '22001', reason: 'value too long for type character varying(64)' }]);
+    expect(log.stats()).toMatchObject({ written: 76, deadLettered: 1, deadLetterFailed: 0, retried: 0, queued: 0 });
+    expect(problems).toEqual([expect.objectContaining({ kind: 'refused', entry: { requestId: 'req-1', eventKey: 'cotizaciones.update', entityId: '26' } })]);
+  });
+
+  it('several refused entries in one batch, first and last included: each found and set aside, the rest written', async () => {
+    const { store, batches } = scriptedStore(isPoisoned);
+    const { deadLetter, entries: setAside } = memoryDeadLetter();
+    const log = bufferedActivityLog(store, { deadLetter, maxBatch: 100 });
+    const all = entries(100).map((entry, i) => ([0, 41, 42, 77, 99].includes(i) ? poisoned(entry.entityId) : entry));
+    for (const entry of all) log.record(entry);
+    await log.flush();
+    expect(ids(batches.flat())).toEqual(ids(all.filter((e) => !isPoisoned(e))));
+    expect(ids(setAside.map((s) => s.entry))).toEqual([1n, 42n, 43n, 78n, 100n]);
+    expect(log.stats()).toMatchObject({ written: 95, deadLettered: 5 });
+  });
+
+  it('a store that goes down while a refused batch is being split: retried, and still nothing lost', async () => {
+    const { store, batches, state, attempts } = scriptedStore(isPoisoned);
+    const { deadLetter, entries: setAside } = memoryDeadLetter();
+    const log = bufferedActivityLog(store, { deadLetter, retryMinMs: 5, retryMaxMs: 10 });
+    const all = [...entries(10), poisoned(11n), ...entries(10, 12)];
+    for (const entry of all) log.record(entry);
+    await attempts(2); // the whole batch refused, then the first half tried
+    state.failing = true;
+    await attempts(5);
+    state.failing = false;
+    await log.flush();
+    expect(ids(batches.flat())).toEqual(ids(all.filter((e) => !isPoisoned(e))));
+    expect(ids(setAside.map((s) => s.entry))).toEqual([11n]);
+    expect(log.stats().retried).toBeGreaterThanOrEqual(1);
+  });
+
+  it('a dead-letter file that cannot be written: reported loudly and counted, the other entries still written', async () => {
+    const { store, batches } = scriptedStore(isPoisoned);
+    const { deadLetter } = memoryDeadLetter(true);
+    const problems: ActivityLogProblem[] = [];
+    const log = bufferedActivityLog(store, { deadLetter, onProblem: (p) => problems.push(p) });
+    const all = [...entries(3), poisoned(4n), ...entries(3, 5)];
+    for (const entry of all) log.record(entry);
+    await log.flush();
+    expect(ids(batches.flat())).toEqual([1n, 2n, 3n, 5n, 6n, 7n]);
+    expect(log.stats()).toMatchObject({ written: 6, deadLettered: 0, deadLetterFailed: 1 });
+    expect(problems.map((p) => p.kind)).toEqual(['refused', 'dead-letter-failed']);
+  });
+});
+
+describe('dead-letter file', () => {
+  it('holds each refused entry whole on one JSON line, entityId as text, with when and why; close waits for pending appends', async () => {
+    const file = join(temporaryDir('dead-letter-'), 'dead.jsonl');
+    const { store } = scriptedStore(isPoisoned);
+    const log = bufferedActivityLog(store, { deadLetter: deadLetterFile(file) });
+    const bad = [poisoned(9223372036854775807n), sampleEntry({ ...poisoned(5n), details: { field: 'ñ 😀 "q"' }, requestId: undefined })];
+    for (const entry of [sampleEntry(), ...bad]) log.record(entry);
+    await log.close(1_000);
+    const lines = readFileSync(file, 'utf8').split('\n');
+    expect(lines.at(-1)).toBe('');
+    const records = lines.slice(0, -1).map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(records).toHaveLength(2);
+    expect(records[0]).toMatchObject({ code: '22001', reason: 'value too long for type character varying(64)', entry: { entityId: '9223372036854775807' } });
+    expect(Date.parse(String(records[0]?.refusedAt))).toBeGreaterThan(Date.now() - 60_000);
+    expect(lines.slice(0, -1).map(entryOfDeadLetterLine)).toEqual(bad);
+  });
+
+  it('a path that cannot be written (a file where the directory should be): the append fails, it does not throw into the writer', async () => {
+    const dir = temporaryDir('dead-letter-');
+    writeFileSync(join(dir, 'not-a-dir'), '');
+    const { store, batches } = scriptedStore(isPoisoned);
+    const problems: ActivityLogProblem[] = [];
+    const log = bufferedActivityLog(store, { deadLetter: deadLetterFile(join(dir, 'not-a-dir', 'dead.jsonl')), onProblem: (p) => problems.push(p) });
+    for (const entry of [poisoned(1n), sampleEntry({ entityId: 2n })]) log.record(entry);
+    await log.close(1_000);
+    expect(ids(batches.flat())).toEqual([2n]);
+    expect(problems.find((p) => p.kind === 'dead-letter-failed')).toMatchObject({ lost: 1, error: expect.any(Error) as unknown });
   });
 });

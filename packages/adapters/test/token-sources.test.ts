@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TokenUnavailableError } from '@cotizaciones/core';
 import { sessionTokenSource, staticTokenSource } from '../src/index.js';
 import { clientCredentialsTokenSource } from '../src/oauth.js';
-import { startStubTokenEndpoint, testTokenSource, type StubTokenEndpoint } from '../src/testing/index.js';
+import { startStubTokenEndpoint, startStubUpstream, testTokenSource, type StubTokenEndpoint, type StubUpstreamServer } from '../src/testing/index.js';
 
 const user = { id: '7', token: 'user-own-token' };
 
@@ -28,7 +28,7 @@ testTokenSource('OAuth2 client credentials', {
   },
   unavailable: () =>
     Promise.resolve({ source: clientCredentialsTokenSource({ tokenUrl: 'http://127.0.0.1:1/token', clientId: 'c', clientSecret: 's', timeoutMs: 1000 }), user }),
-});
+}, { refresh: true });
 
 describe('OAuth2 client credentials', () => {
   let endpoint: StubTokenEndpoint;
@@ -109,5 +109,35 @@ describe('OAuth2 client credentials', () => {
     await expect(tokens.token(user)).rejects.toBeInstanceOf(TokenUnavailableError);
     endpoint.configure({ expiresIn: 3600 });
     await expect(tokens.token(user)).resolves.toBe('token-1');
+  });
+});
+
+describe('OAuth2 client credentials: one time limit for the whole token request', () => {
+  const timeoutMs = 300;
+  let server: StubUpstreamServer;
+  beforeEach(async () => {
+    server = await startStubUpstream();
+  });
+  afterEach(() => server.close());
+
+  async function expectUnavailableInTime(tokenUrl: string): Promise<void> {
+    const tokens = clientCredentialsTokenSource({ tokenUrl, clientId: 'c', clientSecret: 'SECRET-pw', timeoutMs });
+    const started = Date.now();
+    const error: unknown = await tokens.token(user).catch((e: unknown) => e);
+    const took = Date.now() - started;
+    expect(error).toBeInstanceOf(TokenUnavailableError);
+    expect(String(error)).not.toContain('SECRET');
+    expect(took).toBeGreaterThanOrEqual(timeoutMs - 5);
+    // Wide enough for a loaded machine; the bugs this guards against took 10 s and more.
+    expect(took).toBeLessThan(timeoutMs + 1_500);
+  }
+
+  it('gives up on a token answer whose body drips and never ends', async () => {
+    server.answer({ dripMs: 50 });
+    await expectUnavailableInTime(`${server.url}/oauth/token`);
+  });
+
+  it('gives up on a token endpoint whose connection is never established', async () => {
+    await expectUnavailableInTime(`${server.stalledConnectUrl}/oauth/token`);
   });
 });

@@ -28,10 +28,37 @@ function phpVariableName(raw: string): { name: string; structured: boolean } | u
   const name = raw.replace(/^ +/, '');
   const open = name.indexOf('[');
   if (open === 0 || name === '') return undefined;
-  if (open < 0) return { name: name.replace(/[ .]/g, '_'), structured: false };
-  const base = name.slice(0, open).replace(/[ .]/g, '_');
+  if (open < 0) return { name: underscored(name, false), structured: false };
+  const base = underscored(name.slice(0, open), false);
   if (name.indexOf(']', open) > 0) return { name: base, structured: true };
-  return { name: `${base}_${name.slice(open + 1).replace(/[ .[]/g, '_')}`, structured: false };
+  return { name: `${base}_${underscored(name.slice(open + 1), true)}`, structured: false };
+}
+
+const SPACE = 0x20;
+const DOT = 0x2e;
+const BRACKET = 0x5b;
+const UNDERSCORE = 0x5f;
+const BLOCK = 8192;
+
+/**
+ * `text` with spaces and dots (and `[` when `bracket`) turned into `_`, in one
+ * pass of char codes: a regex replace costs ~100 ns per match, and a name of a
+ * million dots is a CPU flood any client can send.
+ */
+function underscored(text: string, bracket: boolean): string {
+  if (!text.includes(' ') && !text.includes('.') && !(bracket && text.includes('['))) return text;
+  const parts: string[] = [];
+  const codes = new Uint16Array(Math.min(BLOCK, text.length));
+  for (let start = 0; start < text.length; start += BLOCK) {
+    const n = Math.min(BLOCK, text.length - start);
+    for (let i = 0; i < n; i += 1) {
+      const code = text.charCodeAt(start + i);
+      codes[i] = code === SPACE || code === DOT || (bracket && code === BRACKET) ? UNDERSCORE : code;
+    }
+    // apply, not spread: spreading a typed array goes through its iterator, ten times slower.
+    parts.push(String.fromCharCode.apply(null, codes.subarray(0, n) as unknown as number[]));
+  }
+  return parts.join('');
 }
 
 export type ParamRead<T> = { ok: true; values: T } | { ok: false };

@@ -32,6 +32,10 @@ export async function forwardChange(deps: ForwardDeps, change: Change): Promise<
       const fresh = await tokens.refresh(change.user, token);
       if (fresh !== undefined) answer = await post(upstream, change, fresh);
     }
+    // A 401 with nothing to say is about the token, not the change: a failure, with its cause for the log.
+    if (answer.status === 401 && answer.body === undefined) {
+      return { reply: failure(change.defaultMsg), kind: 'upstream-failed', cause: new UpstreamError('invalid-body', 'the upstream refused the token (401)') };
+    }
     const reply = replyFromUpstream(answer.body, change.defaultMsg);
     return { reply, kind: reply.ok ? 'ok' : 'upstream-rejected' };
   } catch (error) {

@@ -9,11 +9,15 @@ export { phpFormParams, STRUCTURED, type FormParams, type FormValue } from './fo
 export { MODULE } from './audit.js';
 export {
   checkSession,
+  controlledSession,
+  policyControl,
   newSessionRecord,
   toSessionUser,
   type SessionCheck,
   type SessionPolicy,
   type SessionRecord,
+  type SessionRecordAccess,
+  type SessionControl,
 } from './session-control.js';
 export { SessionUnavailableError, type Session, type SessionUser } from './ports/session.js';
 export {

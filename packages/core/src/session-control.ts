@@ -1,4 +1,4 @@
-import type { SessionUser } from './ports/session.js';
+import type { Session, SessionUser } from './ports/session.js';
 
 /** How long a signed-in session lives. */
 export interface SessionPolicy {
@@ -59,4 +59,42 @@ export function toSessionUser(value: unknown): SessionUser | undefined {
 /** A fresh record for a user who just signed in. */
 export function newSessionRecord(user: SessionUser, now: number): Required<SessionRecord> {
   return { user, signedInAt: now, seenAt: now };
+}
+
+/** What a stored record means at `now` (epoch ms): a session policy. */
+export type SessionControl<R> = (record: R | null | undefined, now: number) => SessionCheck;
+
+/** The service's own policy over its records: {@link checkSession} with an idle timeout and a lifetime. */
+export function policyControl(policy: SessionPolicy): SessionControl<SessionRecord> {
+  return (record, now) => checkSession(record, now, policy);
+}
+
+/** One request's view of a stored session record, in the store's own terms. */
+export interface SessionRecordAccess<R = SessionRecord> {
+  /** The record as stored, or nothing. */
+  read(): R | null | undefined | Promise<R | null | undefined>;
+  /** The record is no longer valid: forget it (or, where the store is someone else's, say so). */
+  expire(): void;
+  /** The user was active at `now` (epoch ms): keep that. */
+  touch(now: number): void | Promise<void>;
+}
+
+/**
+ * A session policy applied to a record store: read the record, expire it, touch it. The one
+ * place every mode goes through (signed cookie, Redis, the PHP app's store), whatever the
+ * channel; the verdict is reached once, however often the user is asked for.
+ */
+export function controlledSession<R>(access: SessionRecordAccess<R>, control: SessionControl<R>, now: () => number = Date.now): Session {
+  let answer: Promise<SessionUser | undefined> | undefined;
+  const decide = async (): Promise<SessionUser | undefined> => {
+    const record = await access.read();
+    const at = now();
+    const check = control(record, at);
+    if (check.expired) access.expire();
+    else if (check.touch) await access.touch(at);
+    return check.user;
+  };
+  return {
+    currentUser: () => (answer ??= decide()),
+  };
 }

@@ -49,3 +49,12 @@ describe('readStrings', () => {
     expect(readStrings(p, ['b'])).toEqual({ ok: true, values: { b: 'y' } });
   });
 });
+
+describe('phpFormParams on long names', () => {
+  it('turns spaces, dots (and after an unclosed [, brackets) into _ across a name of many blocks', () => {
+    const middle = 'ñ. x😀'.repeat(5000);
+    expect([...phpFormParams([[`a${middle}`, '1']]).keys()]).toEqual([`a${middle.replace(/[ .]/g, '_')}`]);
+    const bracketed = `${middle}[`.repeat(3);
+    expect([...phpFormParams([[`a[${bracketed}`, '1']]).keys()]).toEqual([`a_${bracketed.replace(/[ .[]/g, '_')}`]);
+  });
+});

@@ -39,3 +39,27 @@ describe("phpIntCast: PHP's (int) of a string", () => {
     expect(phpIntCast(text)).toBe(expected);
   });
 });
+
+describe('phpIntCast on long digit strings', () => {
+  it.each<[string, bigint]>([
+    ['00000000000000000000000000012', 12n],
+    ['-0000000000000000000000000000009223372036854775808', -9223372036854775808n],
+    ['9223372036854775808', 9223372036854775807n],
+    ['-9223372036854775809', -9223372036854775808n],
+    ['+0', 0n],
+    ['-00', 0n],
+    ['1234567890123456789', 1234567890123456789n],
+    ['12345678901234567890', 9223372036854775807n],
+    ['-12345678901234567890abc', -9223372036854775808n],
+    [`${'0'.repeat(1000)}7`, 7n],
+  ])('(int)%j is %s', (text, expected) => {
+    expect(phpIntCast(text)).toBe(expected);
+  });
+
+  it('saturates a 1 MiB digit string (signed either way) to the 64-bit bounds', () => {
+    const digits = '9'.repeat(1024 * 1024);
+    expect(phpIntCast(digits)).toBe(9223372036854775807n);
+    expect(phpIntCast(` +${digits}x`)).toBe(9223372036854775807n);
+    expect(phpIntCast(`-${digits}`)).toBe(-9223372036854775808n);
+  });
+});

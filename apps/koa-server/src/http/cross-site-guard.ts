@@ -1,5 +1,5 @@
-import type { Context, Middleware } from 'koa';
 import { REJECTIONS } from './rejection.js';
+import type { RequestContext, RequestMiddleware } from './request-state.js';
 
 /**
  * Refuses a state-changing POST that a browser sent from another site: one
@@ -8,7 +8,7 @@ import { REJECTIONS } from './rejection.js';
  * server to server, old browsers on same-origin forms) pass: SameSite=Lax
  * cookies already keep cross-site POSTs from carrying the session.
  */
-export function crossSiteGuard(allowedOrigins: readonly string[] | undefined): Middleware {
+export function crossSiteGuard(allowedOrigins: readonly string[] | undefined): RequestMiddleware {
   const allowed = allowedOrigins && new Set(allowedOrigins.map(normalise));
   return async (ctx, next) => {
     ctx.set('Vary', 'Origin, Sec-Fetch-Site');
@@ -21,9 +21,10 @@ export function crossSiteGuard(allowedOrigins: readonly string[] | undefined): M
   };
 }
 
-function isAllowed(ctx: Context, origin: string, allowed: Set<string> | undefined): boolean {
+function isAllowed(ctx: RequestContext, origin: string, allowed: Set<string> | undefined): boolean {
   const given = normalise(origin);
-  // The service's own origin (Koa 3's ctx.origin is the Origin header itself).
+  // The service's own origin (Koa 3's ctx.origin is the Origin header itself). Behind a proxy the host
+  // comes from X-Forwarded-Host, which is why production requires ALLOWED_ORIGINS instead.
   return allowed ? allowed.has(given) : given === normalise(`${ctx.protocol}://${ctx.host}`);
 }
 

@@ -1,11 +1,11 @@
 import type Router from '@koa/router';
-import type { Middleware } from 'koa';
 import { newSessionRecord, toSessionUser } from '@cotizaciones/core';
 import type { ReadableActivityLogStore } from '@cotizaciones/adapters';
 import type { BodyLimits } from './parse-multipart.js';
 import { readFormParams } from './read-form-params.js';
 import { replyJson } from './reply-json.js';
-import { signIn, signOut } from './session.js';
+import type { DevSignIn } from './session-binding.js';
+import type { RequestMiddleware } from './request-state.js';
 
 /**
  * Development helpers, mounted only when DEV_LOGIN is on (never in production):
@@ -13,11 +13,18 @@ import { signIn, signOut } from './session.js';
  */
 export function mountDevRoutes(
   router: Router,
-  options: { prefix: string; guard: Middleware; session: Middleware; bodyParser: Middleware; limits: BodyLimits; activity: ReadableActivityLogStore },
+  options: {
+    prefix: string;
+    guard: RequestMiddleware;
+    session: RequestMiddleware;
+    signing: DevSignIn;
+    limits: BodyLimits;
+    activity: Pick<ReadableActivityLogStore, 'recent'>;
+  },
 ): void {
-  const { prefix, guard, session, bodyParser, limits } = options;
+  const { prefix, guard, session, signing, limits } = options;
 
-  router.post(`${prefix}/dev/login`, guard, session, bodyParser, async (ctx) => {
+  router.post(`${prefix}/dev/login`, guard, session, async (ctx) => {
     // Every plain form field becomes a property of the user (`id`, `name`, a `token` for UPSTREAM_TOKEN_SESSION_KEY…).
     const params = await readFormParams(ctx, limits);
     const user = toSessionUser(Object.fromEntries([...params].filter(([, value]) => typeof value === 'string')));
@@ -25,12 +32,12 @@ export function mountDevRoutes(
       replyJson(ctx, 200, { ok: false, msg: 'Falta el id de usuario.' });
       return;
     }
-    await signIn(ctx, newSessionRecord(user, Date.now()));
+    await signing.signIn(ctx, newSessionRecord(user, Date.now()));
     replyJson(ctx, 200, { ok: true });
   });
 
   router.post(`${prefix}/dev/logout`, guard, session, async (ctx) => {
-    await signOut(ctx);
+    await signing.signOut(ctx);
     replyJson(ctx, 200, { ok: true });
   });
 

@@ -1,41 +1,48 @@
-import type { Context, Middleware } from 'koa';
-import type { ChangeRequest, Outcome, SessionPolicy } from '@cotizaciones/core';
-import type { ServerLog } from '../server-log.js';
+import type { ChangeRequest, FormParams, Outcome } from '@cotizaciones/core';
+import type { Log } from '@cotizaciones/runtime';
 import type { BodyLimits } from './parse-multipart.js';
 import { readFormParams } from './read-form-params.js';
 import { REJECTIONS } from './rejection.js';
 import { replyJson } from './reply-json.js';
-import { commitSession, koaSession } from './session.js';
+import { requestMeta } from './request-meta.js';
+import type { SessionBinding } from './session-binding.js';
+import type { RequestMiddleware } from './request-state.js';
 
 export type UseCase = (request: ChangeRequest) => Promise<Outcome>;
 
 export interface EndpointSettings {
   readonly limits: BodyLimits;
-  readonly policy: SessionPolicy;
-  readonly log: ServerLog;
+  readonly session: SessionBinding;
+  readonly log: Log;
 }
 
 /** Only POST reaches an endpoint; anything else is 405 with `Allow: POST`. */
-export const postOnly: Middleware = async (ctx, next) => {
-  if (ctx.method !== 'POST') {
-    ctx.set('Allow', 'POST');
-    throw REJECTIONS.methodNotAllowed();
-  }
+export const postOnly: RequestMiddleware = async (ctx, next) => {
+  if (ctx.method !== 'POST') throw REJECTIONS.methodNotAllowed('POST');
   await next();
 };
 
-/** Runs a use case for a form POST and answers its reply; the outcome is kept for the request log. */
-export function endpoint(useCase: UseCase, settings: EndpointSettings): Middleware {
-  return async (ctx: Context) => {
-    const params = await readFormParams(ctx, settings.limits);
+const NO_PARAMS: FormParams = new Map();
+
+/**
+ * Runs a use case for a form POST and answers its reply; the outcome is kept for the request log.
+ * The body is read only for a signed-in user: anyone else is answered by the use case (which
+ * owns the "No autenticado" rule) with no parameters, before a byte of the body is read.
+ */
+export function endpoint(useCase: UseCase, settings: EndpointSettings): RequestMiddleware {
+  return async (ctx) => {
+    // One read of the session per request, whatever asks for the user (the binding caches it).
+    const session = settings.session.sessionFor(ctx);
+    const params = (await session.currentUser()) ? await readFormParams(ctx, settings.limits) : NO_PARAMS;
     const outcome = await useCase({
-      session: koaSession(ctx, settings.policy),
+      session,
       params,
-      meta: { requestId: ctx.state.requestId as string | undefined, clientIp: ctx.ip, userAgent: ctx.get('User-Agent') || undefined },
+      meta: requestMeta(ctx),
     });
-    ctx.state.outcome = outcome;
+    ctx.state.outcome = outcome.kind;
+    ctx.state.cause = outcome.cause;
     try {
-      await commitSession(ctx);
+      await settings.session.commit(ctx);
     } catch (error) {
       // The change already happened: a session that could not be refreshed must not hide that.
       settings.log.warn({ err: error }, 'session could not be saved');

@@ -1,17 +1,21 @@
 /** A request refused at the protocol level, before any use case runs. */
 export class Rejection extends Error {
   override readonly name = 'Rejection';
+  /** Headers the answer carries besides the contract's (405's `Allow`). */
+  readonly headers: Readonly<Record<string, string>>;
+
   constructor(
     readonly status: 400 | 403 | 404 | 405 | 413 | 503,
     readonly msg: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; headers?: Readonly<Record<string, string>> },
   ) {
     super(msg, options);
+    this.headers = options?.headers ?? {};
   }
 }
 
 export const REJECTIONS = {
-  methodNotAllowed: () => new Rejection(405, 'Método no permitido.'),
+  methodNotAllowed: (allow: string) => new Rejection(405, 'Método no permitido.', { headers: { Allow: allow } }),
   tooLarge: (cause?: unknown) => new Rejection(413, 'Solicitud demasiado grande.', { cause }),
   malformed: (cause?: unknown) => new Rejection(400, 'Solicitud inválida.', { cause }),
   unavailable: (cause?: unknown) => new Rejection(503, 'Servicio no disponible.', { cause }),

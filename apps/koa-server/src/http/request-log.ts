@@ -1,16 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import type { Middleware } from 'koa';
-import type { Outcome } from '@cotizaciones/core';
-import type { ServerLog } from '../server-log.js';
-import { outcomeLabel } from './outcome-label.js';
+import type { Log } from '@cotizaciones/runtime';
+import { outcomeOf } from './request-outcome.js';
+import type { RequestMiddleware } from './request-state.js';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 /**
  * One log line per request, with its id (taken from `X-Request-Id` when it is
- * sane, else generated, and echoed back) and what the use case did.
+ * sane, else generated, and echoed back) and what became of it.
  */
-export function requestLog(log: ServerLog): Middleware {
+export function requestLog(log: Log): RequestMiddleware {
   return async (ctx, next) => {
     const started = performance.now();
     const incoming = ctx.get('X-Request-Id');
@@ -20,18 +19,18 @@ export function requestLog(log: ServerLog): Middleware {
     try {
       await next();
     } finally {
-      const outcome = ctx.state.outcome as Outcome | undefined;
+      const { cause, userId } = ctx.state;
       const line = {
         requestId,
         method: ctx.method,
         path: ctx.path,
         status: ctx.status,
         durationMs: Math.round((performance.now() - started) * 100) / 100,
-        userId: ctx.state.userId as string | undefined,
-        outcome: outcome?.kind ?? outcomeLabel(ctx),
-        ...(outcome?.cause ? { cause: { name: outcome.cause.name, message: outcome.cause.message } } : {}),
+        userId,
+        outcome: outcomeOf(ctx),
+        ...(cause ? { cause: { name: cause.name, message: cause.message } } : {}),
       };
-      if (outcome?.cause) log.warn(line, 'request');
+      if (cause) log.warn(line, 'request');
       else log.info(line, 'request');
     }
   };

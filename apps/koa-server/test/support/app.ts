@@ -2,6 +2,7 @@ import { updateQuotationField, updateQuotationItem, type TokenSource } from '@co
 import { inMemoryActivityLog, inMemoryActivityLogStore, inMemoryUpstream, staticTokenSource } from '@cotizaciones/adapters';
 import { createApp, type AppDeps, type AppOptions } from '../../src/app.js';
 import { createMetrics } from '../../src/metrics.js';
+import type { ServerLimits } from '../../src/http-server.js';
 import { captureLog, cookieHeader, listen, SESSION_KEY } from './service.js';
 
 export const DEFAULT_OPTIONS: AppOptions = {
@@ -11,7 +12,7 @@ export const DEFAULT_OPTIONS: AppOptions = {
   sessionKeys: [SESSION_KEY],
   sessionPolicy: { idleMs: 30 * 60_000, maxMs: 8 * 3_600_000 },
   secureCookies: false,
-  trustProxy: false,
+  trustProxy: 0,
   devLogin: true,
 };
 
@@ -19,6 +20,7 @@ export const DEFAULT_OPTIONS: AppOptions = {
 export async function startApp(
   options: Partial<AppOptions> = {},
   deps: Partial<AppDeps> & { tokens?: TokenSource } = {},
+  limits: Partial<ServerLimits> = {},
 ) {
   const upstream = inMemoryUpstream();
   const activityLog = inMemoryActivityLog();
@@ -31,12 +33,12 @@ export async function startApp(
       updateQuotationItem: updateQuotationItem(useCaseDeps),
       activity: inMemoryActivityLogStore(),
       log: logs.log,
-      metrics: createMetrics(() => ({ written: 0, retried: 0, dropped: 0, queued: 0 })),
+      metrics: createMetrics(() => ({ written: 0, retried: 0, dropped: 0, spilled: 0, queued: 0, deadLettered: 0, deadLetterFailed: 0 })),
       readiness: () => Promise.resolve([]),
       ...(deps.updateQuotationField ? { updateQuotationField: deps.updateQuotationField } : {}),
     },
   );
-  const { server, url } = await listen(app);
+  const { server, url } = await listen(app, limits, logs.log);
   return {
     url,
     upstream,

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -29,6 +29,10 @@ export function postgresProcess(port: number) {
     },
     stop() {
       asPostgres('pg_ctl', ['-D', data, '-w', '-m', 'immediate', 'stop']);
+    },
+    /** Deletes the data directory (the server stopped). */
+    remove() {
+      rmSync(dir, { recursive: true, force: true });
     },
   };
 }

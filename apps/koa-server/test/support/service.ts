@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtempSync } from 'node:fs';
-import { createServer, request as httpRequest, type Server } from 'node:http';
+import { request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +11,8 @@ import { startStubUpstream, type StubUpstreamServer } from '@cotizaciones/adapte
 import type { StoredActivity } from '@cotizaciones/adapters';
 import { compose, type Service } from '../../src/compose.js';
 import { loadConfig } from '../../src/config.js';
-import { createServerLog } from '../../src/server-log.js';
+import { createLog } from '@cotizaciones/runtime';
+import { createHttpServer, type HttpServer, type ServerLimits } from '../../src/http-server.js';
 
 export const TOKEN = 'upstream-SECRET-token-1234567890';
 export const SESSION_KEY = 'session-key-SECRET-0123456789abcdef';
@@ -31,14 +32,16 @@ export function captureLog() {
       raw = raw.slice(newline + 1);
     }
   });
-  return { log: createServerLog('debug', stream), lines, text: () => lines.map((line) => JSON.stringify(line)).join('\n') };
+  return { log: createLog('debug', stream), lines, text: () => lines.map((line) => JSON.stringify(line)).join('\n') };
 }
 
-export async function listen(app: Koa): Promise<{ server: Server; url: string }> {
-  const server = createServer(app.callback());
+/** The app on an ephemeral port, with the server set-up main.ts uses (limits, protocol answers). */
+export async function listen(app: Koa, limits: Partial<ServerLimits> = {}, log = captureLog().log): Promise<{ server: Server; http: HttpServer; url: string }> {
+  const http = createHttpServer(app.callback(), { ...loadConfig({}).httpLimits, ...limits }, log);
+  const server = http.server;
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+  return { server, http, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
 export interface TestService {
@@ -48,6 +51,8 @@ export interface TestService {
   readonly logs: ReturnType<typeof captureLog>;
   /** The SQLite file of the activity log. */
   readonly dbFile: string;
+  /** The activity log's dead-letter file (in the same temp dir). */
+  readonly deadLetterFile: string;
   /** Signs in through /dev/login and returns the Cookie header for later requests. */
   signIn(id?: string): Promise<string>;
   post(path: string, body?: RequestInit['body'], init?: { cookie?: string; headers?: Record<string, string> }): Promise<Response>;
@@ -61,18 +66,20 @@ export async function startService(env: Record<string, string> = {}): Promise<Te
   const stub = await startStubUpstream();
   const dir = mkdtempSync(join(tmpdir(), 'koa-server-'));
   const dbFile = join(dir, 'activity.db');
+  const deadLetterFile = join(dir, 'activity-dead-letter.jsonl');
   const config = loadConfig({
     UPSTREAM_BASE_URL: stub.url,
     UPSTREAM_TOKEN: TOKEN,
     UPSTREAM_TIMEOUT_MS: '400',
     ACTIVITY_LOG_URL: `sqlite:${dbFile}`,
+    ACTIVITY_LOG_DEAD_LETTER: deadLetterFile,
     SESSION_KEYS: SESSION_KEY,
     DEV_LOGIN: '1',
     ...env,
   });
   const logs = captureLog();
   const service = await compose(config, logs.log);
-  const { server, url } = await listen(service.app);
+  const { server, url } = await listen(service.app, config.httpLimits, logs.log);
   const base = `${url}${config.basePath}`;
   return {
     url,
@@ -80,6 +87,7 @@ export async function startService(env: Record<string, string> = {}): Promise<Te
     service,
     logs,
     dbFile,
+    deadLetterFile,
     async signIn(id = '7') {
       const response = await fetch(`${url}/dev/login`, { method: 'POST', body: new URLSearchParams({ id, name: 'Ana' }) });
       return cookieHeader(response);

@@ -1,30 +1,56 @@
 import type { SqlEngine } from './activity-log-url.js';
 import type { StoredActivity } from './activity-log-store.js';
 
-// The activity_log table, shared by every SQL engine; only the key and the timestamp differ.
+// The activity_log table, shared by every SQL engine. Columns that take values from a request are
+// wide enough for anything the endpoints can produce within the largest body limit (64 MiB):
+// `details` holds the posted field name, `user_id` the session's user id, `user_agent` a header.
+// The HTTP layer bounds some of them too; the table does not count on it. What still does not fit
+// (a value past MySQL's max_allowed_packet) is refused and set aside in the dead-letter file.
 
-const COLUMNS = `
-  module VARCHAR(64) NOT NULL,
-  event_key VARCHAR(128) NOT NULL,
-  description TEXT NOT NULL,
-  entity_type VARCHAR(64) NOT NULL,
-  entity_id BIGINT NOT NULL,
-  details TEXT NULL,
-  user_id VARCHAR(64) NOT NULL,
-  request_id VARCHAR(128) NULL,
-  client_ip VARCHAR(64) NULL,
-  user_agent TEXT NULL`;
+interface EngineTypes {
+  /** The id and the timestamp, the first columns. */
+  readonly keyAndTime: string;
+  /** Up to a few MB: description, user_id, user_agent. */
+  readonly text: string;
+  /** Up to the body limit: details. */
+  readonly longText: string;
+  readonly tableOptions: string;
+}
 
-// The id and the timestamp are the only columns whose type differs by engine.
-const KEY_AND_TIME: Record<SqlEngine, string> = {
-  sqlite: 'id INTEGER PRIMARY KEY AUTOINCREMENT, created_at TEXT NOT NULL,',
-  postgres: 'id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, created_at TIMESTAMPTZ NOT NULL,',
-  mysql: 'id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY, created_at DATETIME(3) NOT NULL,',
+const TYPES: Record<SqlEngine, EngineTypes> = {
+  sqlite: { keyAndTime: 'id INTEGER PRIMARY KEY AUTOINCREMENT, created_at TEXT NOT NULL,', text: 'TEXT', longText: 'TEXT', tableOptions: '' },
+  postgres: {
+    keyAndTime: 'id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, created_at TIMESTAMPTZ NOT NULL,',
+    text: 'TEXT',
+    longText: 'TEXT',
+    tableOptions: '',
+  },
+  mysql: {
+    keyAndTime: 'id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY, created_at DATETIME(3) NOT NULL,',
+    // TEXT is 64 KB; MEDIUMTEXT 16 MB, LONGTEXT 4 GB.
+    text: 'MEDIUMTEXT',
+    longText: 'LONGTEXT',
+    // utf8mb4 explicitly: a server or database defaulting to utf8mb3 would refuse every emoji.
+    tableOptions: ' ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci',
+  },
 };
 
-/** `CREATE TABLE IF NOT EXISTS` for `table` on `engine`. */
+/** `CREATE TABLE IF NOT EXISTS` for `table` on `engine`. An existing table is left as it is. */
 export function createTableSql(engine: SqlEngine, table: string): string {
-  return `CREATE TABLE IF NOT EXISTS ${table} (${KEY_AND_TIME[engine]}${COLUMNS})`;
+  const { keyAndTime, text, longText, tableOptions } = TYPES[engine];
+  // module, event_key and entity_type are the code's own constants; request_id is checked
+  // against [\w.:-]{1,128}; client_ip is an IP address (IPv6 text is at most 45 characters).
+  return `CREATE TABLE IF NOT EXISTS ${table} (${keyAndTime}
+  module VARCHAR(64) NOT NULL,
+  event_key VARCHAR(128) NOT NULL,
+  description ${text} NOT NULL,
+  entity_type VARCHAR(64) NOT NULL,
+  entity_id BIGINT NOT NULL,
+  details ${longText} NULL,
+  user_id ${text} NOT NULL,
+  request_id VARCHAR(128) NULL,
+  client_ip VARCHAR(64) NULL,
+  user_agent ${text} NULL)${tableOptions}`;
 }
 
 /** A table name safe to put into SQL as it is. */

@@ -1,6 +1,9 @@
 import type { ReadableActivityLogStore } from './activity-log-store.js';
 import { bufferedActivityLog, type BufferedActivityLog, type BufferedActivityLogOptions } from './buffered-activity-log.js';
+import { deadLetterFile } from './dead-letter-file.js';
 import { inMemoryActivityLogStore } from './in-memory-activity-log-store.js';
+import { lazyActivityLogStore } from './lazy-activity-log-store.js';
+import { sqlEngineOf } from './activity-log-url.js';
 import type { SqlStoreOptions } from './sql-activity-log-store.js';
 
 export interface OpenedActivityLog {
@@ -10,14 +13,23 @@ export interface OpenedActivityLog {
   readonly engine: string;
 }
 
-/** The buffered activity log over the store `url` names. */
-export async function openActivityLog(
-  url: string,
-  options: BufferedActivityLogOptions & { table?: string; onConnectionError?: (error: Error) => void } = {},
-): Promise<OpenedActivityLog> {
-  const { table, onConnectionError, ...buffering } = options;
-  const store = url === 'memory:' ? inMemoryActivityLogStore() : await openSql(url, { table, onConnectionError });
-  return { log: bufferedActivityLog(store, buffering), store, engine: 'engine' in store ? String(store.engine) : 'memory' };
+export interface OpenActivityLogOptions extends Omit<BufferedActivityLogOptions, 'deadLetter'> {
+  readonly table?: string;
+  /** The dead-letter file (JSON lines) for entries the store refuses. */
+  readonly deadLetterFile?: string;
+  readonly onConnectionError?: (error: Error) => void;
+}
+
+/**
+ * The buffered activity log over the store `url` names. Returns at once: an SQL
+ * store connects in the background (see {@link lazyActivityLogStore}) while
+ * entries queue.
+ */
+export function openActivityLog(url: string, options: OpenActivityLogOptions = {}): OpenedActivityLog {
+  const { table, deadLetterFile: deadLetterPath, onConnectionError, ...buffering } = options;
+  const store = url === 'memory:' ? inMemoryActivityLogStore() : lazyActivityLogStore(() => openSql(url, { table, onConnectionError }));
+  const deadLetter = deadLetterPath === undefined ? undefined : deadLetterFile(deadLetterPath);
+  return { log: bufferedActivityLog(store, { ...buffering, deadLetter }), store, engine: sqlEngineOf(url) ?? 'memory' };
 }
 
 async function openSql(url: string, options: SqlStoreOptions): Promise<ReadableActivityLogStore> {

@@ -4,6 +4,8 @@ import { sqlEngineOf, type SqlEngine } from './activity-log-url.js';
 import { toStoredActivity, type ReadableActivityLogStore } from './activity-log-store.js';
 import { INSERT_COLUMNS, checkedTableName, createTableSql, fromRow, type Row } from './activity-log-schema.js';
 import { openSqliteActivityLogStore } from './sqlite-activity-log-store.js';
+import { storeError } from './activity-store-error.js';
+import { isMysqlRefusal, isPostgresRefusal } from './sql-error-kinds.js';
 
 export interface SqlActivityLogStore extends ReadableActivityLogStore {
   readonly engine: SqlEngine;
@@ -23,7 +25,8 @@ export interface SqlStoreOptions {
 /**
  * The activity log in SQLite (`sqlite:<file>`, written by a worker thread),
  * PostgreSQL (`postgres://…`) or MySQL/MariaDB (`mysql://…`, through Kysely).
- * Creates the table when missing.
+ * Creates the table when missing. A failed write throws an {@link ActivityStoreError}
+ * saying whether the store refused the entries or could not be reached.
  */
 export async function openSqlActivityLogStore(url: string, options: SqlStoreOptions = {}): Promise<SqlActivityLogStore> {
   const engine = sqlEngineOf(url);
@@ -32,8 +35,17 @@ export async function openSqlActivityLogStore(url: string, options: SqlStoreOpti
   if (engine === 'sqlite') return openSqliteActivityLogStore(url.slice('sqlite:'.length), table);
 
   const db = new Kysely<Database>({ dialect: await dialectFor(engine, url, options) });
+  const isRefused = engine === 'postgres' ? isPostgresRefusal : isMysqlRefusal;
+  // The driver's error is translated, never passed on: mysql2's carries the SQL with its values.
+  const translated = async <T>(operation: Promise<T>): Promise<T> => {
+    try {
+      return await operation;
+    } catch (error) {
+      throw storeError(error, isRefused);
+    }
+  };
   try {
-    await sql.raw(createTableSql(engine, table)).execute(db);
+    await translated(sql.raw(createTableSql(engine, table)).execute(db));
   } catch (error) {
     await db.destroy();
     throw error;
@@ -44,13 +56,13 @@ export async function openSqlActivityLogStore(url: string, options: SqlStoreOpti
     table,
     async write(entries) {
       if (entries.length === 0) return;
-      await db.executeQuery(insertStatement(engine, table, entries));
+      await translated(db.executeQuery(insertStatement(engine, table, entries)));
     },
     async ping() {
-      await sql`SELECT 1`.execute(db);
+      await translated(sql`SELECT 1`.execute(db));
     },
     async recent(limit) {
-      const rows = await db.selectFrom(table).selectAll().orderBy('id', 'desc').limit(limit).execute();
+      const rows = await translated(db.selectFrom(table).selectAll().orderBy('id', 'desc').limit(limit).execute());
       return rows.map(fromRow);
     },
     close: () => db.destroy(),
@@ -79,7 +91,8 @@ async function dialectFor(engine: ServerEngine, url: string, options: SqlStoreOp
   switch (engine) {
     case 'postgres': {
       const { default: pg } = await import('pg');
-      const pool = new pg.Pool({ connectionString: url, max: 4 });
+      // A connect that hangs (a host that drops packets) fails after 5 s instead of never.
+      const pool = new pg.Pool({ connectionString: url, max: 4, connectionTimeoutMillis: 5_000 });
       // An idle connection the server drops is reported here; unheard, the 'error' event would end the process.
       pool.on('error', (error) => options.onConnectionError?.(error));
       return new PostgresDialect({ pool });

@@ -4,11 +4,20 @@ import { Worker } from 'node:worker_threads';
 import { toStoredActivity } from './activity-log-store.js';
 import type { SqlActivityLogStore } from './sql-activity-log-store.js';
 import type { SqliteReply, SqliteRequest } from './sqlite-worker.js';
+import { ActivityStoreError } from './activity-store-error.js';
+import { staleBuild } from '../build/stale-build.js';
+import { isSqliteRefusal } from './sql-error-kinds.js';
 
-/** Under vitest this module runs from src/ (TypeScript); the worker always runs the built file. */
+/**
+ * Under vitest this module runs from src/ (TypeScript); the worker always runs the built file,
+ * so a build older than the sources is refused rather than run.
+ */
 function workerFile(): URL {
   const beside = new URL('./sqlite-worker.js', import.meta.url);
-  return existsSync(fileURLToPath(beside)) ? beside : new URL('../../dist/activity-log/sqlite-worker.js', import.meta.url);
+  if (existsSync(fileURLToPath(beside))) return beside;
+  const stale = staleBuild(fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, ''));
+  if (stale) throw new Error(`the SQLite worker is not built from these sources: ${stale}`);
+  return new URL('../../dist/activity-log/sqlite-worker.js', import.meta.url);
 }
 
 type Pending = { resolve(result: unknown): void; reject(error: Error): void };
@@ -29,11 +38,11 @@ export async function openSqliteActivityLogStore(file: string, table: string): P
     const waiting = pending.get(reply.id);
     pending.delete(reply.id);
     if (reply.ok) waiting?.resolve(reply.result);
-    else waiting?.reject(new Error(`SQLite: ${reply.error}`));
+    else waiting?.reject(new ActivityStoreError(isSqliteRefusal(reply.code) ? 'refused' : 'unavailable', reply.code, `SQLite: ${reply.error}`));
   });
   const fail = (error: Error) => {
-    failure = error;
-    for (const waiting of pending.values()) waiting.reject(error);
+    failure = new ActivityStoreError('unavailable', 'WORKER_STOPPED', error.message);
+    for (const waiting of pending.values()) waiting.reject(failure);
     pending.clear();
   };
   worker.on('error', fail);
@@ -66,7 +75,7 @@ export async function openSqliteActivityLogStore(file: string, table: string): P
     recent: (limit) => call({ op: 'recent', limit }) as ReturnType<SqlActivityLogStore['recent']>,
     async close() {
       worker.removeAllListeners('exit');
-      failure ??= new Error('the SQLite activity log is closed');
+      failure ??= new ActivityStoreError('unavailable', 'CLOSED', 'the SQLite activity log is closed');
       await worker.terminate();
     },
   };

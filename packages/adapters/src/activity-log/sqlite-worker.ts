@@ -1,9 +1,7 @@
 // The SQLite side of the activity log, in a worker thread: better-sqlite3 is synchronous, and its
 // writes (and waits for a lock) would otherwise take the event loop that answers requests.
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
-import SQLite from 'better-sqlite3';
+import { SQLite } from './sqlite-driver.js';
 import type { StoredActivity } from './activity-log-store.js';
 import { INSERT_COLUMNS, createTableSql, fromRow, type Row } from './activity-log-schema.js';
 
@@ -12,19 +10,29 @@ export type SqliteRequest =
   | { readonly id: number; readonly op: 'recent'; readonly limit: number }
   | { readonly id: number; readonly op: 'ping' };
 
-export type SqliteReply = { readonly id: number; readonly ok: true; readonly result?: unknown } | { readonly id: number; readonly ok: false; readonly error: string };
+export type SqliteReply =
+  | { readonly id: number; readonly ok: true; readonly result?: unknown }
+  /** `code`: better-sqlite3's result code (SQLITE_BUSY, SQLITE_TOOBIG…), or UNKNOWN. */
+  | { readonly id: number; readonly ok: false; readonly error: string; readonly code: string };
+
+const failure = (id: number, error: unknown): SqliteReply => ({
+  id,
+  ok: false,
+  error: error instanceof Error ? error.message : String(error),
+  code: error instanceof SQLite.SqliteError ? error.code : 'UNKNOWN',
+});
 
 const { file, table } = workerData as { file: string; table: string };
 const port = parentPort!;
 
 try {
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const db = new SQLite(file);
+  // Waiting long for another process's lock only delays the retry the writer does anyway
+  // (set first: opening a locked file waits too).
+  db.pragma('busy_timeout = 20');
   db.pragma('journal_mode = WAL');
   // WAL + NORMAL: a commit does not wait for fsync; a power cut may lose the last commits, a crash of the process does not.
   db.pragma('synchronous = NORMAL');
-  // Waiting long for another process's lock only delays the retry the writer does anyway.
-  db.pragma('busy_timeout = 20');
   db.defaultSafeIntegers(true);
   db.exec(createTableSql('sqlite', table));
   const insert = db.prepare(`INSERT INTO ${table} (${INSERT_COLUMNS.join(', ')}) VALUES (${INSERT_COLUMNS.map(() => '?').join(', ')})`);
@@ -42,10 +50,10 @@ try {
       else ping.get();
       port.postMessage({ id: request.id, ok: true, result } satisfies SqliteReply);
     } catch (error) {
-      port.postMessage({ id: request.id, ok: false, error: error instanceof Error ? error.message : String(error) } satisfies SqliteReply);
+      port.postMessage(failure(request.id, error));
     }
   });
   port.postMessage({ id: 0, ok: true } satisfies SqliteReply);
 } catch (error) {
-  port.postMessage({ id: 0, ok: false, error: error instanceof Error ? error.message : String(error) } satisfies SqliteReply);
+  port.postMessage(failure(0, error));
 }

@@ -44,7 +44,7 @@ export function inMemoryUpstream(options: { respond?: UpstreamResponder; timeout
       try {
         const scripted = await Promise.race([answer(request), timeout]);
         if ('text' in scripted && Buffer.byteLength(scripted.text) > maxBytes) throw tooLarge(maxBytes);
-        const body = 'json' in scripted ? structuredClone(scripted.json) : parseUpstreamBody(scripted.text);
+        const body = 'json' in scripted ? structuredClone(scripted.json) : parseUpstreamBody(scripted.text, scripted.status ?? 200);
         return { status: scripted.status ?? 200, body };
       } finally {
         clearTimeout(timer);

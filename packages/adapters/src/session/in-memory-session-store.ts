@@ -1,23 +1,23 @@
 import type { SessionStore } from './session-store.js';
 
-/** Sessions in this process's memory, expiring after their maxAge. */
+/** Session records in this process's memory, expiring after their time to live. */
 export function inMemorySessionStore(now: () => number = Date.now): SessionStore {
   const entries = new Map<string, { json: string; expiresAt: number }>();
   return {
-    get(key) {
-      const entry = entries.get(key);
+    get(id) {
+      const entry = entries.get(id);
       if (!entry || entry.expiresAt <= now()) {
-        entries.delete(key);
+        entries.delete(id);
         return Promise.resolve(undefined);
       }
       return Promise.resolve(JSON.parse(entry.json) as unknown);
     },
-    set(key, session, maxAge) {
-      entries.set(key, { json: JSON.stringify(session), expiresAt: now() + (typeof maxAge === 'number' ? maxAge : 86_400_000) });
+    set(id, record, ttlMs) {
+      entries.set(id, { json: JSON.stringify(record), expiresAt: now() + ttlMs });
       return Promise.resolve();
     },
-    destroy(key) {
-      entries.delete(key);
+    destroy(id) {
+      entries.delete(id);
       return Promise.resolve();
     },
   };

@@ -1,8 +1,7 @@
 import { Redis } from 'ioredis';
 import { SessionUnavailableError } from '@cotizaciones/core';
+import { redisReady } from './redis-ready.js';
 import type { SessionStore } from './session-store.js';
-
-const ONE_DAY_MS = 86_400_000;
 
 export interface RedisSessionStoreOptions {
   readonly url: string;
@@ -23,7 +22,7 @@ export interface RedisSessionStore extends SessionStore {
 }
 
 /**
- * Sessions in Redis, as JSON with a TTL equal to the session's lifetime. While
+ * Session records in Redis, as JSON with the TTL they are set with. While
  * Redis is unreachable commands fail at once (no offline queue) and ioredis
  * keeps reconnecting, so the service recovers by itself.
  */
@@ -47,35 +46,20 @@ export function redisSessionStore(options: RedisSessionStoreOptions): RedisSessi
   }
 
   return {
-    async get(key) {
-      const json = await call(() => redis.get(prefix + key));
+    async get(id) {
+      const json = await call(() => redis.get(prefix + id));
       return json === null ? undefined : (JSON.parse(json) as unknown);
     },
-    async set(key, session, maxAge) {
-      // koa-session passes 'session' for browser-session cookies: keep those a day, as koa-session itself does.
-      const ttl = typeof maxAge === 'number' ? Math.max(1, Math.round(maxAge)) : ONE_DAY_MS;
-      await call(() => redis.set(prefix + key, JSON.stringify(session), 'PX', ttl));
+    async set(id, record, ttlMs) {
+      await call(() => redis.set(prefix + id, JSON.stringify(record), 'PX', Math.max(1, Math.round(ttlMs))));
     },
-    async destroy(key) {
-      await call(() => redis.del(prefix + key));
+    async destroy(id) {
+      await call(() => redis.del(prefix + id));
     },
     async ping() {
       await call(() => redis.ping());
     },
-    ready(timeoutMs) {
-      if (redis.status === 'ready') return Promise.resolve();
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => {
-          redis.off('ready', onReady);
-          reject(new SessionUnavailableError(`Redis not ready after ${timeoutMs} ms`));
-        }, timeoutMs);
-        const onReady = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-        redis.once('ready', onReady);
-      });
-    },
+    ready: (timeoutMs) => redisReady(redis, timeoutMs),
     async close() {
       await redis.quit().catch(() => redis.disconnect());
     },

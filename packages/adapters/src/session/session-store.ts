@@ -1,11 +1,12 @@
 /**
- * A shared store of session data by session key, as koa-session's external
- * `store` option expects it. Failures to reach the store are
- * `SessionUnavailableError`s.
+ * A shared store of session records by session id, for the service's own sessions (any
+ * channel's binding turns its framework's store interface into this). Failures to reach the
+ * store are `SessionUnavailableError`s.
  */
 export interface SessionStore {
-  get(key: string, maxAge: number | 'session', options: { rolling: boolean; ctx?: unknown }): Promise<unknown>;
-  /** Keeps `session` for `maxAge` ms (`'session'`: a browser-session cookie). */
-  set(key: string, session: unknown, maxAge: number | 'session', options: { rolling: boolean; changed: boolean; ctx?: unknown }): Promise<void>;
-  destroy(key: string, options: { ctx?: unknown }): Promise<void>;
+  /** The record kept under `id`, or undefined (never set, destroyed or expired). */
+  get(id: string): Promise<unknown>;
+  /** Keeps `record` under `id` for `ttlMs` milliseconds. */
+  set(id: string, record: unknown, ttlMs: number): Promise<void>;
+  destroy(id: string): Promise<void>;
 }

@@ -1,12 +1,18 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ActivityEntry, ActivityLog } from '@cotizaciones/core';
 import { toStoredActivity, type StoredActivity } from '../activity-log/activity-log-store.js';
+import { forClaim, required, type ActivityLogClaims } from './claims.js';
 
 export interface ActivityLogHarness {
   readonly log: ActivityLog;
   /** What the store holds, oldest first. */
   stored(): Promise<StoredActivity[]>;
   close(): Promise<void>;
+  /**
+   * Closes this log without discarding what it stored and opens the adapter again over the same
+   * storage (same file, same table). Needed by the `durable` claim.
+   */
+  reopen?(): Promise<ActivityLogHarness>;
 }
 
 export function sampleEntry(overrides: Partial<ActivityEntry> = {}): ActivityEntry {
@@ -26,8 +32,11 @@ export function sampleEntry(overrides: Partial<ActivityEntry> = {}): ActivityEnt
   };
 }
 
-/** The ActivityLog port's contract, run against every adapter of it. */
-export function testActivityLog(name: string, createHarness: () => Promise<ActivityLogHarness>): void {
+/**
+ * The ActivityLog port's contract, run against every adapter of it. `claims.durable`: what was
+ * flushed is still there after the log is closed and opened again.
+ */
+export function testActivityLog(name: string, createHarness: () => Promise<ActivityLogHarness>, claims: ActivityLogClaims = {}): void {
   describe(`ActivityLog contract: ${name}`, () => {
     let harness: ActivityLogHarness;
     beforeEach(async () => {
@@ -70,11 +79,14 @@ export function testActivityLog(name: string, createHarness: () => Promise<Activ
       expect(rows.map((row) => row.details)).toEqual(['{"field":"benef_emp"}', null]);
     });
 
-    it('returns from record before writing, and flush resolves with nothing pending', async () => {
-      expect(harness.log.record(sampleEntry())).toBeUndefined();
+    it('flush resolves with nothing pending, and an entry recorded after the log went idle is written too', async () => {
+      await harness.log.flush();
+      harness.log.record(sampleEntry({ entityId: 1n }));
       await harness.log.flush();
       await harness.log.flush();
-      expect(await harness.stored()).toHaveLength(1);
+      harness.log.record(sampleEntry({ entityId: 2n }));
+      await harness.log.flush();
+      expect((await harness.stored()).map((row) => row.entity_id)).toEqual(['1', '2']);
     });
 
     it('writes a burst of entries without losing any', async () => {
@@ -83,6 +95,22 @@ export function testActivityLog(name: string, createHarness: () => Promise<Activ
       const rows = await harness.stored();
       expect(rows).toHaveLength(1200);
       expect(rows.map((row) => row.entity_id)).toEqual(Array.from({ length: 1200 }, (_, i) => String(i + 1)));
+    });
+
+    forClaim('durable', claims.durable === true, () => {
+      it('keeps what was flushed across a close and a reopen, and appends after it', async () => {
+        harness.log.record(sampleEntry({ entityId: 1n }));
+        harness.log.record(sampleEntry({ entityId: 2n, details: null }));
+        await harness.log.flush();
+        harness = await required(harness, 'reopen', 'durable')();
+        expect((await harness.stored()).map((row) => [row.entity_id, row.details])).toEqual([
+          ['1', '{"field":"estado"}'],
+          ['2', null],
+        ]);
+        harness.log.record(sampleEntry({ entityId: 3n }));
+        await harness.log.flush();
+        expect((await harness.stored()).map((row) => row.entity_id)).toEqual(['1', '2', '3']);
+      });
     });
   });
 }

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 
 export interface ReceivedRequest {
   readonly method: string;
@@ -20,10 +20,17 @@ export type StubAnswer =
   /** Sends the headers and part of a JSON body, then resets the connection. */
   | { readonly reset: true }
   /** Never answers. */
-  | { readonly hang: true };
+  | { readonly hang: true }
+  /** Sends the headers at once, then one byte of a JSON body every `dripMs`, never finishing. */
+  | { readonly dripMs: number };
 
 export interface StubUpstreamServer {
   readonly url: string;
+  /**
+   * An https:// URL on loopback whose server accepts the TCP connection and never answers the TLS
+   * handshake: a client's connection to it is never established.
+   */
+  readonly stalledConnectUrl: string;
   readonly received: ReceivedRequest[];
   /** Sets the answer for the following requests (default `{"ok":true}`). */
   answer(next: StubAnswer | ((request: ReceivedRequest) => StubAnswer)): void;
@@ -54,6 +61,11 @@ export async function startStubUpstream(): Promise<StubUpstreamServer> {
         setTimeout(() => req.socket.resetAndDestroy(), 20);
       } else if ('hang' in answer) {
         // Left open until the client gives up or the server closes.
+      } else if ('dripMs' in answer) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write('{"ok":true,"pad":"');
+        const drip = setInterval(() => res.write('x'), answer.dripMs);
+        res.on('close', () => clearInterval(drip));
       } else if ('json' in answer) {
         res.writeHead(answer.status ?? 200, { 'content-type': 'application/json' }).end(JSON.stringify(answer.json));
       } else {
@@ -64,8 +76,17 @@ export async function startStubUpstream(): Promise<StubUpstreamServer> {
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
+  // Holds each connection and reads nothing: the client's TLS ClientHello is never answered.
+  const silent = new Set<Socket>();
+  const stalled = createTcpServer((socket) => {
+    silent.add(socket);
+    socket.on('close', () => silent.delete(socket));
+  });
+  stalled.listen(0, '127.0.0.1');
+  await once(stalled, 'listening');
   return {
     url: `http://127.0.0.1:${port}`,
+    stalledConnectUrl: `https://127.0.0.1:${(stalled.address() as AddressInfo).port}`,
     received,
     answer(next) {
       script = typeof next === 'function' ? next : () => next;
@@ -73,7 +94,9 @@ export async function startStubUpstream(): Promise<StubUpstreamServer> {
     async close() {
       server.closeAllConnections();
       server.close();
-      await once(server, 'close');
+      for (const socket of silent) socket.destroy();
+      stalled.close();
+      await Promise.all([once(server, 'close'), once(stalled, 'close')]);
     },
   };
 }

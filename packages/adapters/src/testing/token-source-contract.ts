@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TokenUnavailableError, type SessionUser, type TokenSource } from '@cotizaciones/core';
+import { forClaim, required, type TokenSourceClaims } from './claims.js';
 
 export interface TokenSourceHarness {
   /** A source that can issue tokens for `user`. */
@@ -8,8 +9,11 @@ export interface TokenSourceHarness {
   unavailable(): Promise<{ source: TokenSource; user: SessionUser }>;
 }
 
-/** The TokenSource port's contract, run against every adapter of it. */
-export function testTokenSource(name: string, harness: TokenSourceHarness): void {
+/**
+ * The TokenSource port's contract, run against every adapter of it. `claims.refresh`: the source
+ * renews a token the upstream rejected (a source that never can omits `refresh`, and does not claim it).
+ */
+export function testTokenSource(name: string, harness: TokenSourceHarness, claims: TokenSourceClaims = {}): void {
   describe(`TokenSource contract: ${name}`, () => {
     it('issues a non-empty token', async () => {
       const { source, user } = await harness.available();
@@ -27,12 +31,35 @@ export function testTokenSource(name: string, harness: TokenSourceHarness): void
       await expect(source.token(user)).rejects.toBeInstanceOf(TokenUnavailableError);
     });
 
-    it('after a rejection, refreshes to another token or says it cannot', async () => {
-      const { source, user } = await harness.available();
-      const rejected = await source.token(user);
-      if (!source.refresh) return;
-      const fresh = await source.refresh(user, rejected);
-      if (fresh !== undefined) expect(fresh).not.toBe(rejected);
+    forClaim('refresh', claims.refresh === true, () => {
+      it('after a rejection, refreshes to a different non-empty token, which later requests get', async () => {
+        const { source, user } = await harness.available();
+        const rejected = await source.token(user);
+        const fresh = await required(source, 'refresh', 'refresh')(user, rejected);
+        expect(fresh).toMatch(/.+/);
+        expect(fresh).not.toBe(rejected);
+        await expect(source.token(user)).resolves.toBe(fresh);
+      });
+
+      it('gives requests rejected together one fresh token', async () => {
+        const { source, user } = await harness.available();
+        const rejected = await source.token(user);
+        const refresh = required(source, 'refresh', 'refresh');
+        const fresh = await Promise.all(Array.from({ length: 5 }, () => refresh(user, rejected)));
+        expect(new Set(fresh).size).toBe(1);
+        expect(fresh[0]).toMatch(/.+/);
+        expect(fresh[0]).not.toBe(rejected);
+      });
+
+      it('answers undefined, or fails only with TokenUnavailableError, when it cannot refresh', async () => {
+        const { source, user } = await harness.unavailable();
+        const outcome = await required(source, 'refresh', 'refresh')(user, 'rejected-token').then(
+          (token) => ({ token }),
+          (error: unknown) => ({ error }),
+        );
+        if ('error' in outcome) expect(outcome.error).toBeInstanceOf(TokenUnavailableError);
+        else expect(outcome.token).toBeUndefined();
+      });
     });
   });
 }

@@ -41,6 +41,7 @@ export function clientCredentialsTokenSource(options: ClientCredentialsOptions):
       const response = await got.post(options.tokenUrl, {
         form,
         headers: { authorization: `Basic ${basic}`, accept: 'application/json' },
+        // One total deadline: connect, send, headers and the whole body.
         timeout: { request: options.timeoutMs },
         retry: { limit: 0 },
         throwHttpErrors: false,

@@ -5,7 +5,7 @@ import { UpstreamError } from '@cotizaciones/core';
 import { DEFAULT_MAX_RESPONSE_BYTES, type ClosableUpstream, type UpstreamClientOptions } from './upstream-client-options.js';
 import { parseUpstreamBody, tooLarge } from './parse-upstream-body.js';
 
-/** The upstream over HTTP with got: one keep-alive agent, a time limit, no retries, no redirects. */
+/** The upstream over HTTP with got: one keep-alive agent, one total time limit, no retries, no redirects. */
 export function gotUpstream(options: UpstreamClientOptions): ClosableUpstream {
   const base = options.baseUrl.replace(/\/+$/, '');
   const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
@@ -16,6 +16,7 @@ export function gotUpstream(options: UpstreamClientOptions): ClosableUpstream {
   const client = got.extend({
     method: 'POST',
     agent,
+    // got's `request` timeout is one total deadline: from the lookup and connect until the body's last byte.
     timeout: { request: options.timeoutMs },
     retry: { limit: 0 },
     throwHttpErrors: false,
@@ -44,7 +45,7 @@ export function gotUpstream(options: UpstreamClientOptions): ClosableUpstream {
           }
         });
         const response = await pending;
-        return { status: response.statusCode, body: parseUpstreamBody(response.body) };
+        return { status: response.statusCode, body: parseUpstreamBody(response.body, response.statusCode) };
       } catch (error) {
         if (oversized) throw tooLarge(maxBytes);
         // got's errors carry the request options (and so the token): keep only the message.

@@ -1,9 +1,10 @@
 import { Pool, errors } from 'undici';
-import { UpstreamError } from '@cotizaciones/core';
+import { UpstreamError, type UpstreamRequest, type UpstreamReply } from '@cotizaciones/core';
 import { DEFAULT_MAX_RESPONSE_BYTES, type ClosableUpstream, type UpstreamClientOptions } from './upstream-client-options.js';
 import { parseUpstreamBody, tooLarge } from './parse-upstream-body.js';
+import { Deadline } from './deadline.js';
 
-/** The upstream over HTTP with undici's Pool (Node's own client): keep-alive, a time limit, no retries, no redirects. */
+/** The upstream over HTTP with undici's Pool (Node's own client): keep-alive, one total time limit, no retries, no redirects. */
 export function undiciUpstream(options: UpstreamClientOptions): ClosableUpstream {
   const base = new URL(options.baseUrl);
   const basePath = base.pathname.replace(/\/+$/, '');
@@ -13,33 +14,49 @@ export function undiciUpstream(options: UpstreamClientOptions): ClosableUpstream
     // Idle sockets are dropped before a typical 5 s server idle timeout (a POST is not retried).
     keepAliveTimeout: 4_000,
     keepAliveMaxTimeout: 4_000,
+    // A connection that cannot be set up in time is given up (the deadline has already failed the call).
+    connect: { timeout: options.timeoutMs },
   });
+  const timeoutError = () => new UpstreamError('timeout', `no complete answer within ${options.timeoutMs} ms`);
+
+  async function call({ path, payload, token }: UpstreamRequest, deadline: Deadline): Promise<UpstreamReply> {
+    const response = await pool.request({
+      method: 'POST',
+      path: `${basePath}${path}`,
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json',
+        'user-agent': 'cotizaciones-service',
+        authorization: `Bearer ${token}`,
+      },
+      body: JSON.stringify(payload),
+      // undici's headersTimeout/bodyTimeout bound each wait, not the call: a body dripping one byte
+      // at a time never trips them. The deadline aborts the request, whatever phase it is in.
+      signal: deadline,
+    });
+    // A declared length within the limit is read in one go; otherwise count the bytes as they come.
+    const declared = Number(response.headers['content-length'] ?? Number.NaN);
+    const text = declared <= maxBytes ? await response.body.text() : await readBounded(response.body, maxBytes);
+    return { status: response.statusCode, body: parseUpstreamBody(text, response.statusCode) };
+  }
 
   return {
-    async post({ path, payload, token }) {
-      try {
-        const response = await pool.request({
-          method: 'POST',
-          path: `${basePath}${path}`,
-          headers: {
-            'content-type': 'application/json',
-            accept: 'application/json',
-            'user-agent': 'cotizaciones-service',
-            authorization: `Bearer ${token}`,
+    post(request) {
+      // Settled by whichever comes first: the answer, or the deadline (even while undici is still
+      // connecting, when it cannot abort yet; it gives the connection up at its own connect timeout).
+      return new Promise((resolve, reject) => {
+        const deadline = new Deadline(options.timeoutMs, timeoutError, reject);
+        call(request, deadline).then(
+          (reply) => {
+            deadline.clear();
+            resolve(reply);
           },
-          body: JSON.stringify(payload),
-          // undici's own timers: an AbortSignal per request cost ~40 % of this client's CPU. The limit
-          // bounds the wait for the answer's headers and each wait for more of its body.
-          headersTimeout: options.timeoutMs,
-          bodyTimeout: options.timeoutMs,
-        });
-        // A declared length within the limit is read in one go; otherwise count the bytes as they come.
-        const declared = Number(response.headers['content-length'] ?? Number.NaN);
-        const text = declared <= maxBytes ? await response.body.text() : await readBounded(response.body, maxBytes);
-        return { status: response.statusCode, body: parseUpstreamBody(text) };
-      } catch (error) {
-        throw asUpstreamError(error, options.timeoutMs);
-      }
+          (error: unknown) => {
+            deadline.clear();
+            reject(asUpstreamError(error));
+          },
+        );
+      });
     },
     close() {
       void pool.close().catch(() => undefined);
@@ -62,18 +79,14 @@ async function readBounded(body: AsyncIterable<Buffer> & { destroy(): void }, ma
   return new TextDecoder().decode(Buffer.concat(chunks));
 }
 
-function asUpstreamError(error: unknown, timeoutMs: number): unknown {
+function asUpstreamError(error: unknown): Error {
   if (error instanceof UpstreamError) return error;
-  if (
-    error instanceof errors.HeadersTimeoutError ||
-    error instanceof errors.BodyTimeoutError ||
-    error instanceof errors.ConnectTimeoutError
-  ) {
-    return new UpstreamError('timeout', `no answer within ${timeoutMs} ms`);
+  if (error instanceof errors.HeadersTimeoutError || error instanceof errors.BodyTimeoutError || error instanceof errors.ConnectTimeoutError) {
+    return new UpstreamError('timeout', error.message);
   }
   if (error instanceof errors.UndiciError || (error instanceof Error && 'code' in error)) {
     const code = (error as { code?: unknown }).code;
     return new UpstreamError('connection', `${typeof code === 'string' ? code : 'error'}: ${error.message}`);
   }
-  return error;
+  return error instanceof Error ? error : new Error(String(error));
 }

@@ -196,6 +196,18 @@ describe('update quotation field (operation A)', () => {
       expect(h.upstream.calls).toHaveLength(2);
     });
 
+    it('a 401 that stays without a JSON body is a failure whose cause says the token was refused, not a refusal of the change', async () => {
+      const tokens = refreshableTokens();
+      const h = harness({ tokens: tokens.source });
+      h.upstream.respondWith(() => ({ status: 401, text: '' }));
+      const outcome = await h.field([['id', '12']]);
+      expect(outcome.reply).toEqual({ ok: false, msg: 'No se pudo actualizar la cotización.' });
+      expect(outcome.kind).toBe('upstream-failed');
+      expect(outcome.cause?.message).toBe('the upstream refused the token (401)');
+      expect(h.upstream.calls).toHaveLength(2);
+      expect(h.activityLog.entries).toHaveLength(0);
+    });
+
     it('does not resend after a 401 when the source cannot refresh', async () => {
       const h = harness();
       h.upstream.respondWith(() => ({ status: 401, json: { ok: false } }));

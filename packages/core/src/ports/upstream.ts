@@ -11,7 +11,7 @@ export interface UpstreamRequest {
 
 export interface UpstreamReply {
   readonly status: number;
-  /** The response body parsed as JSON, whatever the status code or content type. */
+  /** The response body parsed as JSON, whatever the status code or content type; `undefined` for a 401 whose body is not JSON. */
   readonly body: unknown;
 }
 

@@ -2,17 +2,24 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createConnection } from 'node:net';
 
-/** Whether a redis-server binary is on the PATH (the development and CI machines have one). */
-export const redisServerAvailable = spawnSync('redis-server', ['--version']).status === 0;
-if (!redisServerAvailable) console.warn('\n[redis tests] SKIPPING the tests that stop and restart a private redis-server: none on the PATH\n');
+let available: boolean | undefined;
+/** Whether a redis-server binary is on the PATH (the development and CI machines have one); says so when not. */
+export function redisServerAvailable(): boolean {
+  available ??= spawnSync('redis-server', ['--version']).status === 0;
+  if (!available) console.warn('\n[redis tests] SKIPPING the tests that stop and restart a private redis-server: none on the PATH\n');
+  return available;
+}
 
 /** A private redis-server on its own port, that a test may stop and start again. */
-export function redisProcess(port: number) {
+export function redisProcess(port: number, extraArgs: readonly string[] = []) {
   let child: ChildProcess | undefined;
   return {
     url: `redis://127.0.0.1:${port}`,
     async start() {
-      child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+      child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...extraArgs], { stdio: 'ignore' });
+      // A run that dies before its afterAll must not leave the server running.
+      const started = child;
+      process.once('exit', () => started.kill('SIGKILL'));
       for (let i = 0; i < 100; i += 1) {
         if (await answers(port)) return;
         await new Promise((resolve) => setTimeout(resolve, 50));
@@ -37,3 +44,5 @@ function answers(port: number): Promise<boolean> {
     socket.once('error', () => resolve(false));
   });
 }
+
+export type RedisProcess = ReturnType<typeof redisProcess>;

@@ -1,0 +1,52 @@
+/** The two operations a line can ask for, by the name operations staff write in the file. */
+export const OPERATIONS = ['quotation', 'item'] as const;
+export type Operation = (typeof OPERATIONS)[number];
+
+/** The form parameters each operation reads, by the names the web endpoints use. */
+const PARAMETERS: Record<Operation, readonly string[]> = {
+  quotation: ['id', 'field', 'value', 'idEmpresa', 'idUsuario'],
+  item: ['id', 'field', 'value', 'delete'],
+};
+/** Every column a file may have. */
+export const COLUMNS: ReadonlySet<string> = new Set(['operation', ...PARAMETERS.quotation, ...PARAMETERS.item]);
+
+/** One line of the input file, ready for its use case. */
+export interface ChangeLine {
+  /** Line number in the file (1 = the first line, a CSV header included). */
+  readonly line: number;
+  readonly operation: Operation;
+  /** The parameters present on the line; an absent one is not a key. */
+  readonly params: ReadonlyMap<string, string>;
+}
+
+/** A line that cannot be sent, and why. */
+export interface MalformedLine {
+  readonly line: number;
+  readonly problem: string;
+}
+
+export type InputLine = ChangeLine | MalformedLine;
+
+export const isMalformed = (line: InputLine): line is MalformedLine => 'problem' in line;
+
+/**
+ * Checks one record (column → cell) of either file format. Empty cells and
+ * nulls are absent parameters; a parameter the operation does not read is an
+ * error, so a misspelt column never silently changes nothing.
+ */
+export function toInputLine(line: number, record: Readonly<Record<string, unknown>>): InputLine {
+  const operation = record.operation;
+  if (typeof operation !== 'string' || !(OPERATIONS as readonly string[]).includes(operation)) {
+    return { line, problem: `operation must be ${OPERATIONS.join(' or ')}, not ${JSON.stringify(operation ?? '')}` };
+  }
+  const allowed = PARAMETERS[operation as Operation];
+  const params = new Map<string, string>();
+  for (const [name, value] of Object.entries(record)) {
+    if (name === 'operation' || value === '' || value === null || value === undefined) continue;
+    if (!allowed.includes(name)) return { line, problem: `${operation} does not take ${JSON.stringify(name)}` };
+    if (typeof value !== 'string' && typeof value !== 'number') return { line, problem: `${name} must be a string or a number` };
+    params.set(name, String(value));
+  }
+  if (!params.has('id')) return { line, problem: 'id is missing' };
+  return { line, operation: operation as Operation, params };
+}

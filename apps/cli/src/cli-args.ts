@@ -1,0 +1,70 @@
+import { parseArgs } from 'node:util';
+import { UsageError } from './usage-error.js';
+
+export const USAGE = `usage: cotizaciones apply <file.csv|file.ndjson> --as <user id> [options]
+
+  --as <user id>       the user the changes are made and audited as (required)
+  --dry-run            print the request each line would send; nothing is sent, the results go to <file>.dry-run.csv
+  --demo               send to the built-in demo upstream (UPSTREAM_BASE_URL unset): to try the tool, nothing journaled
+  --concurrency <n>    lines in flight at once (default 4)
+  --rate <n>           at most n lines started per second (default: no limit)
+  --results <file>     one row per line: line,outcome,message (default: <file>.results.csv)
+  --journal <file>     lines already applied, skipped by a rerun (default: <file>.journal)
+
+The upstream, its token and the activity log come from the same environment
+variables as the server (UPSTREAM_BASE_URL, UPSTREAM_TOKEN, ACTIVITY_LOG_URL, …).
+Exit code: 0 every line succeeded, 1 some did not, 2 a usage or configuration error.`;
+
+export interface CliArgs {
+  readonly file: string;
+  readonly as: string;
+  readonly dryRun: boolean;
+  readonly demo: boolean;
+  readonly concurrency: number;
+  readonly rate: number | undefined;
+  readonly results: string;
+  readonly journal: string;
+}
+
+export function parseCliArgs(argv: readonly string[]): CliArgs {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      options: {
+        as: { type: 'string' },
+        'dry-run': { type: 'boolean', default: false },
+        demo: { type: 'boolean', default: false },
+        concurrency: { type: 'string', default: '4' },
+        rate: { type: 'string' },
+        results: { type: 'string' },
+        journal: { type: 'string' },
+      },
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  const [command, file, ...rest] = positionals;
+  if (command !== 'apply') throw new UsageError(command === undefined ? 'no command given' : `unknown command ${JSON.stringify(command)}`);
+  if (file === undefined) throw new UsageError('apply needs the file of changes');
+  if (rest.length) throw new UsageError(`one file at a time (also got ${rest.join(' ')})`);
+  if (!values.as?.trim()) throw new UsageError('--as <user id> is required: every change is made and audited as that user');
+  return {
+    file,
+    as: values.as.trim(),
+    dryRun: values['dry-run'],
+    demo: values.demo,
+    concurrency: positive('--concurrency', values.concurrency, 1_000),
+    rate: values.rate === undefined ? undefined : positive('--rate', values.rate, 100_000),
+    results: values.results ?? (values['dry-run'] ? `${file}.dry-run.csv` : `${file}.results.csv`),
+    journal: values.journal ?? `${file}.journal`,
+  };
+}
+
+function positive(name: string, text: string, max: number): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value < 1 || value > max) throw new UsageError(`${name} must be a whole number from 1 to ${max}, not ${JSON.stringify(text)}`);
+  return value;
+}

@@ -1,0 +1,55 @@
+import { updateQuotationField, updateQuotationItem, type Session, type UseCaseDeps, type UpstreamRequest } from '@cotizaciones/core';
+import { errorSummary } from '@cotizaciones/runtime';
+import type { ChangeLine } from './change-line.js';
+import { lineOutcome, type LineResult } from './line-result.js';
+
+export interface RunIdentity {
+  /** The user every change is made and audited as (`--as`). */
+  readonly userId: string;
+  /** Names the run in each audit row's request id, with the line number. */
+  readonly runId: string;
+  /** The audit rows' user agent: the tool and its version. */
+  readonly userAgent: string;
+}
+
+type UseCase = ReturnType<typeof updateQuotationField>;
+
+/** Each line through the same use case as its web endpoint: same payload rules, replies and audit entries. */
+export function lineRunner(deps: UseCaseDeps, identity: RunIdentity): (line: ChangeLine) => Promise<LineResult> {
+  const useCases: Record<ChangeLine['operation'], UseCase> = { quotation: updateQuotationField(deps), item: updateQuotationItem(deps) };
+  const session = signedIn(identity.userId);
+  return async (line) => {
+    const meta = { requestId: `${identity.runId}:${line.line}`, userAgent: identity.userAgent };
+    const { reply, kind, cause } = await useCases[line.operation]({ session, params: line.params, meta });
+    // Operations staff need the why (a timeout, a refused token) that the web reply leaves out; causes carry no secret.
+    const message = reply.ok ? '' : cause ? `${reply.msg} (${errorSummary(cause).message})` : reply.msg;
+    return { line: line.line, outcome: lineOutcome(kind), message };
+  };
+}
+
+/**
+ * A dry run: the same use cases on an upstream that only remembers what it was
+ * asked to send and an activity log that keeps nothing. The result's message is
+ * the request the line would send.
+ */
+export function dryRunner(identity: RunIdentity): (line: ChangeLine) => Promise<LineResult> {
+  return async (line) => {
+    let sent: UpstreamRequest | undefined;
+    const run = lineRunner(
+      {
+        upstream: { post: (request) => ((sent = request), Promise.resolve({ status: 200, body: { ok: true } })) },
+        tokens: { token: () => Promise.resolve('') },
+        activityLog: { record: () => undefined, flush: () => Promise.resolve() },
+      },
+      identity,
+    );
+    const result = await run(line);
+    if (!sent) return result;
+    return { line: line.line, outcome: 'dry-run', message: `POST ${sent.path} ${JSON.stringify(sent.payload)}` };
+  };
+}
+
+function signedIn(userId: string): Session {
+  const user = Object.freeze({ id: userId });
+  return { currentUser: () => Promise.resolve(user) };
+}

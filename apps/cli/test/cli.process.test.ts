@@ -1,0 +1,259 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { openSqlActivityLogStore } from '@cotizaciones/adapters/sql';
+import { dropTable, serviceUrls, startStubUpstream, type StubUpstreamServer } from '@cotizaciones/adapters/testing';
+
+const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+const urls = serviceUrls();
+
+interface Ran {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** The built tool, as `pnpm cli` runs it; `whenStarted` runs once the tool has sent its first request. */
+async function cli(args: string[], env: Record<string, string>, whenStarted?: (child: ReturnType<typeof spawn>) => void): Promise<Ran> {
+  // Its own process group, as under a terminal: a test can signal the group, as Ctrl-C does.
+  const child = spawn(process.execPath, [MAIN, ...args], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  if (whenStarted) whenStarted(child);
+  const [code] = (await once(child, 'exit')) as [number | null];
+  return { code, stdout, stderr };
+}
+
+const until = async (check: () => boolean, withinMs = 10_000) => {
+  const deadline = Date.now() + withinMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+};
+
+describe('cotizaciones apply (the built CLI against a stub upstream over HTTP)', () => {
+  let stub: StubUpstreamServer;
+  let dir: string;
+  let env: Record<string, string>;
+  let db: string;
+  beforeAll(async () => {
+    stub = await startStubUpstream();
+  });
+  afterAll(async () => {
+    await stub.close();
+  });
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'cli-'));
+    db = join(dir, 'activity.db');
+    env = { UPSTREAM_BASE_URL: stub.url, UPSTREAM_TOKEN: 'cli-secret-token', ACTIVITY_LOG_URL: `sqlite:${db}`, ACTIVITY_LOG_DEAD_LETTER: join(dir, 'dead.jsonl') };
+    stub.received.length = 0;
+    stub.answer({ json: { ok: true } });
+    return () => rmSync(dir, { recursive: true, force: true });
+  });
+  const file = (name: string, text: string) => {
+    const path = join(dir, name);
+    writeFileSync(path, text);
+    return path;
+  };
+  const rows = async (url = `sqlite:${db}`, table?: string) => {
+    const store = await openSqlActivityLogStore(url, table ? { table } : {});
+    const found = await store.recent(1000);
+    await store.close();
+    return found.reverse();
+  };
+
+  it('sends each line through the use case, writes one audit row per success as --as, and reports a rejection and a malformed line', async () => {
+    stub.answer((request) => (request.body.includes('"id":"13"') ? { json: { ok: false, error: { message: 'Cotización cerrada' } } } : { json: { ok: true } }));
+    const input = file('changes.csv', 'operation,id,field,value,delete\nquotation,12,estado,aprobado,\nquotation,13,estado,aprobado,\nitem,7,,,1\nitem,,cantidad,3,\n');
+    const ran = await cli(['apply', input, '--as', '42', '--concurrency', '1'], env);
+
+    expect(ran.code).toBe(1);
+    expect(stub.received.map((r) => [r.path, JSON.parse(r.body) as unknown, r.headers.authorization])).toEqual([
+      ['/api/cotizaciones/update', { id: '12', field: 'estado', value: 'aprobado' }, 'Bearer cli-secret-token'],
+      ['/api/cotizaciones/update', { id: '13', field: 'estado', value: 'aprobado' }, 'Bearer cli-secret-token'],
+      ['/api/cotizaciones/items/update', { id: '7', delete: 1 }, 'Bearer cli-secret-token'],
+    ]);
+    // One row per line, in the order the lines finished.
+    const [header, ...resultRows] = readFileSync(`${input}.results.csv`, 'utf8').trim().split('\n');
+    expect(header).toBe('line,outcome,message');
+    expect(resultRows.sort()).toEqual(['2,ok,', '3,rejected,Cotización cerrada', '4,ok,', '5,malformed,id is missing']);
+    expect(ran.stdout).toMatch(/^run cli-\S+ as user 42: 2 ok, 1 rejected, 1 malformed; results in /);
+    const logged = await rows();
+    expect(logged.map((row) => [row.event_key, row.entity_id, row.user_id])).toEqual([
+      ['cotizaciones.update', '12', '42'],
+      ['cotizaciones.item_delete', '7', '42'],
+    ]);
+    expect(logged[0]?.details).toBe('{"field":"estado"}');
+    const runId = /run (cli-\S+) as/.exec(ran.stdout)?.[1];
+    expect(logged.map((row) => row.request_id).sort()).toEqual([`${runId}:2`, `${runId}:4`]);
+    expect(logged[0]?.user_agent).toMatch(/^cotizaciones-cli\/\d+\.\d+\.\d+$/);
+    expect(ran.stdout + ran.stderr).not.toContain('cli-secret-token');
+  });
+
+  it('exits 0 when every line succeeded; a rerun skips what the journal says was applied', async () => {
+    const input = file('ok.ndjson', '{"operation":"quotation","id":1,"field":"estado","value":"x"}\n{"operation":"item","id":2,"field":"cantidad","value":"4"}\n');
+    expect((await cli(['apply', input, '--as', '7'], env)).code).toBe(0);
+    expect(stub.received).toHaveLength(2);
+    const again = await cli(['apply', input, '--as', '7'], env);
+    expect(again.code).toBe(0);
+    expect(stub.received).toHaveLength(2);
+    expect(again.stdout).toContain('2 skipped');
+  });
+
+  it('--dry-run prints the request each line would send and sends and writes nothing', async () => {
+    const input = file('dry.csv', 'operation,id,field,value,idEmpresa,idUsuario\nquotation,5,benef_emp,,9,3\nquotation,6,estado,x,,\n');
+    const ran = await cli(['apply', input, '--as', '7', '--dry-run'], env);
+    expect(ran.code).toBe(0);
+    expect(stub.received).toHaveLength(0);
+    expect(ran.stdout).toContain('2,dry-run,"POST /api/cotizaciones/update {""id"":""5"",""field"":""benef_emp"",""idEmpresa"":""9"",""idUsuario"":""3""}"');
+    expect(ran.stdout).toContain('3,dry-run,"POST /api/cotizaciones/update {""id"":""6"",""field"":""estado"",""value"":""x""}"');
+    expect(() => readFileSync(db)).toThrow();
+  });
+
+  it('Ctrl-C: lines in flight finish and are audited, no new line starts, exit 1; the rerun applies only the rest', async () => {
+    stub.answer({ json: { ok: true }, delayMs: 300 });
+    const input = file('long.csv', `operation,id,field,value\n${Array.from({ length: 40 }, (_, i) => `quotation,${i + 1},estado,x`).join('\n')}\n`);
+    const ran = await cli(['apply', input, '--as', '9', '--concurrency', '2'], env, (child) => {
+      void until(() => stub.received.length >= 2).then(() => child.kill('SIGINT'));
+    });
+    expect(ran.code).toBe(1);
+    expect(ran.stderr).toContain('SIGINT: no new line starts');
+    expect(ran.stdout).toContain('interrupted');
+    const applied = stub.received.length;
+    expect(applied).toBeLessThan(40);
+    expect((await rows()).length).toBe(applied);
+
+    stub.answer({ json: { ok: true } });
+    const rest = await cli(['apply', input, '--as', '9', '--concurrency', '8'], env);
+    expect(rest.code).toBe(0);
+    expect(stub.received).toHaveLength(40);
+    expect(rest.stdout).toContain(`${applied} skipped`);
+    expect((await rows()).map((row) => row.entity_id).sort((a, b) => Number(a) - Number(b))).toEqual(Array.from({ length: 40 }, (_, i) => String(i + 1)));
+  });
+
+  it('a Ctrl-C that arrives twice at once (the terminal, then npm passing it on) is still one clean stop', async () => {
+    stub.answer({ json: { ok: true }, delayMs: 300 });
+    const input = file('twice.csv', `operation,id,field,value\n${Array.from({ length: 20 }, (_, i) => `quotation,${i + 1},estado,x`).join('\n')}\n`);
+    const ran = await cli(['apply', input, '--as', '9', '--concurrency', '2'], env, (child) => {
+      void until(() => stub.received.length >= 2).then(() => {
+        process.kill(-child.pid!, 'SIGINT');
+        process.kill(-child.pid!, 'SIGINT');
+      });
+    });
+    expect(ran.code).toBe(1);
+    expect(ran.stderr).not.toContain('again');
+    expect(ran.stdout).toContain('interrupted');
+    expect((await rows()).length).toBe(stub.received.length);
+  });
+
+  it('refuses the built-in demo upstream unless --demo says so, and then journals nothing', async () => {
+    const input = file('demo.csv', 'operation,id,field,value\nquotation,12,estado,x\n');
+    const noUpstream = { ...env, UPSTREAM_BASE_URL: '' };
+    const refused = await cli(['apply', input, '--as', '1'], noUpstream);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('UPSTREAM_BASE_URL is unset');
+    const demo = await cli(['apply', input, '--as', '1', '--demo'], noUpstream);
+    expect(demo.code).toBe(0);
+    expect(demo.stderr).toContain('to the built-in demo upstream');
+    expect(() => readFileSync(`${input}.journal`)).toThrow();
+  });
+
+  it('refuses a journal written for another upstream: lines applied on one are not skipped on another', async () => {
+    const input = file('target.csv', 'operation,id,field,value\nquotation,12,estado,x\n');
+    expect((await cli(['apply', input, '--as', '1'], env)).code).toBe(0);
+    const other = await cli(['apply', input, '--as', '1'], { ...env, UPSTREAM_BASE_URL: 'http://127.0.0.1:9/other/' });
+    expect(other.code).toBe(2);
+    expect(other.stderr).toContain(`records a run against ${stub.url}`);
+    expect(stub.received).toHaveLength(1);
+  });
+
+  it('a failed line says why in the results file (the cause the web reply leaves out)', async () => {
+    stub.answer({ drop: true });
+    const input = file('drop.csv', 'operation,id,field,value\nquotation,12,estado,x\n');
+    const ran = await cli(['apply', input, '--as', '1'], env);
+    expect(ran.code).toBe(1);
+    expect(readFileSync(`${input}.results.csv`, 'utf8')).toMatch(/^2,failed,No se pudo actualizar la cotización\. \(.+\)$/m);
+    expect(readFileSync(`${input}.results.csv`, 'utf8')).not.toContain('cli-secret-token');
+  });
+
+  it('refuses a per-user session token source: the command line has no web session', async () => {
+    const ran = await cli(['apply', file('s.csv', 'operation,id\nquotation,1\n'), '--as', '1'], { ...env, UPSTREAM_TOKEN: '', UPSTREAM_TOKEN_SESSION_KEY: 'upstreamToken' });
+    expect(ran.code).toBe(2);
+    expect(ran.stderr).toContain('configuration error: UPSTREAM_TOKEN_SESSION_KEY');
+    expect(stub.received).toHaveLength(0);
+  });
+
+  it('a kill -9 mid-run loses nothing the journal promised: the rerun applies every line not journaled', async () => {
+    stub.answer({ json: { ok: true }, delayMs: 100 });
+    const input = file('killed.csv', `operation,id,field,value\n${Array.from({ length: 30 }, (_, i) => `item,${i + 1},cantidad,2`).join('\n')}\n`);
+    await cli(['apply', input, '--as', '9', '--concurrency', '1'], env, (child) => {
+      void until(() => stub.received.length >= 5).then(() => child.kill('SIGKILL'));
+    });
+    // The first line says which upstream the journal is for.
+    const journaled = readFileSync(`${input}.journal`, 'utf8').split('\n').filter(Boolean).length - 1;
+    expect(journaled).toBeGreaterThanOrEqual(3);
+    stub.answer({ json: { ok: true } });
+    const before = stub.received.length;
+    const rest = await cli(['apply', input, '--as', '9'], env);
+    expect(rest.code).toBe(0);
+    expect(stub.received.length - before).toBe(30 - journaled);
+  });
+
+  it.each([
+    [['apply'], /apply needs the file of changes/],
+    [['apply', 'x.csv'], /--as <user id> is required/],
+    [['apply', 'missing.csv', '--as', '1'], /no such file: missing\.csv/],
+    [['apply', 'FILE', '--as', '1', '--results', 'FILE'], /--results .* is the input file/],
+    [['remove', 'x.csv', '--as', '1'], /unknown command "remove"/],
+    [['apply', 'FILE', '--as', '1', '--concurrency', '0'], /--concurrency must be a whole number from 1/],
+    [['apply', 'FILE', '--as', '1', '--rate', 'fast'], /--rate must be a whole number/],
+  ])('usage error %j: exit 2 with one clear line and the usage, nothing sent', async (args, message) => {
+    const input = file('u.csv', 'operation,id\nquotation,1\n');
+    const ran = await cli(args.map((arg) => (arg === 'FILE' ? input : arg)), env);
+    expect(ran.code).toBe(2);
+    expect(ran.stderr).toMatch(message);
+    expect(ran.stderr).toContain('usage: cotizaciones apply');
+    expect(stub.received).toHaveLength(0);
+  });
+
+  it('an unknown column is a usage error (exit 2) before anything is sent', async () => {
+    const ran = await cli(['apply', file('bad.csv', 'operation,id,valor\nquotation,1,x\n'), '--as', '1'], env);
+    expect(ran.code).toBe(2);
+    expect(ran.stderr).toContain('unknown column "valor"');
+    expect(stub.received).toHaveLength(0);
+  });
+
+  it('a configuration error: exit 2, one line naming the variable, no secret printed', async () => {
+    const ran = await cli(['apply', file('c.csv', 'operation,id\nquotation,1\n'), '--as', '1'], {
+      ...env,
+      ACTIVITY_LOG_URL: 'postgres://user:very-secret-pw@127.0.0.1:1/x',
+      UPSTREAM_TIMEOUT_MS: 'soon',
+    });
+    expect(ran.code).toBe(2);
+    expect(ran.stderr).toMatch(/configuration error: UPSTREAM_TIMEOUT_MS/);
+    expect(ran.stderr).not.toContain('very-secret-pw');
+    expect(stub.received).toHaveLength(0);
+  });
+
+  it.skipIf(!urls.postgres)('writes the audit rows to PostgreSQL when ACTIVITY_LOG_URL says so (needs TEST_POSTGRES_URL)', async () => {
+    const table = `activity_log_cli_${process.pid}`;
+    try {
+      const input = file('pg.csv', 'operation,id,field,value\nquotation,21,estado,x\nquotation,22,estado,y\n');
+      const ran = await cli(['apply', input, '--as', '5'], { ...env, ACTIVITY_LOG_URL: urls.postgres ?? '', ACTIVITY_LOG_TABLE: table });
+      expect(ran.code).toBe(0);
+      expect((await rows(urls.postgres, table)).map((row) => [row.entity_id, row.user_id]).sort()).toEqual([
+        ['21', '5'],
+        ['22', '5'],
+      ]);
+    } finally {
+      await dropTable(urls.postgres ?? '', table);
+    }
+  });
+});

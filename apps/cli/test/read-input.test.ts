@@ -1,0 +1,75 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { readInput } from '../src/read-input.js';
+import { UsageError } from '../src/usage-error.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'cli-input-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function read(name: string, text: string) {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  const lines = [];
+  for await (const line of readInput(path)) lines.push('problem' in line ? line : { line: line.line, operation: line.operation, params: Object.fromEntries(line.params) });
+  return lines;
+}
+
+describe('readInput', () => {
+  it('reads CSV with a header: an empty cell is an absent parameter, quoted cells keep commas and quotes', async () => {
+    const lines = await read(
+      'a.csv',
+      'operation,id,field,value,delete\r\nquotation,12,estado,"aprobado, con ""nota""",\nitem,7,,,1\n\nitem,8,cantidad,3,\n',
+    );
+    expect(lines).toEqual([
+      { line: 2, operation: 'quotation', params: { id: '12', field: 'estado', value: 'aprobado, con "nota"' } },
+      { line: 3, operation: 'item', params: { id: '7', delete: '1' } },
+      { line: 5, operation: 'item', params: { id: '8', field: 'cantidad', value: '3' } },
+    ]);
+  });
+
+  it('reports malformed CSV lines with their numbers, in order, and goes on', async () => {
+    const lines = await read('b.csv', 'operation,id,field,value\nquotation,1,estado,x\nquotation,2\nsomething,3,estado,x\nquotation,4,estado,x\nquotation,,estado,x\n');
+    expect(lines.map((line) => ('problem' in line ? `${line.line}: ${line.problem}` : `${line.line} ok`))).toEqual([
+      '2 ok',
+      '3: the line has 2 cells, the header 4',
+      '4: operation must be quotation or item, not "something"',
+      '5 ok',
+      '6: id is missing',
+    ]);
+  });
+
+  it('an unclosed quote: the lines before are read, then one malformed line says nothing after it was read', async () => {
+    const lines = await read('q.csv', 'operation,id,field,value\nquotation,1,estado,x\nquotation,2,estado,"oops\nquotation,3,estado,y\n');
+    expect(lines).toEqual([
+      { line: 2, operation: 'quotation', params: { id: '1', field: 'estado', value: 'x' } },
+      { line: expect.any(Number) as number, problem: 'a quote opened here is never closed: nothing after this line was read' },
+    ]);
+  });
+
+  it('refuses a parameter the operation does not take', async () => {
+    const lines = await read('c.csv', 'operation,id,idEmpresa\nitem,1,5\n');
+    expect(lines).toEqual([{ line: 2, problem: 'item does not take "idEmpresa"' }]);
+  });
+
+  it('stops with a usage error on an unknown column or no operation column', async () => {
+    await expect(read('d.csv', 'operation,id,valor\nquotation,1,x\n')).rejects.toThrow(UsageError);
+    await expect(read('d.csv', 'operation,id,valor\nquotation,1,x\n')).rejects.toThrow(/unknown column "valor"/);
+    await expect(read('e.csv', 'id,field\n1,x\n')).rejects.toThrow(/no "operation" column/);
+  });
+
+  it('reads NDJSON: numbers become strings, null is absent, bad lines are reported by number', async () => {
+    const lines = await read(
+      'f.ndjson',
+      '{"operation":"quotation","id":12,"field":"benef_emp","idEmpresa":3,"idUsuario":null}\n\nnot json\n[1]\n{"operation":"item","id":"9","delete":"1"}\n{"operation":"item","id":1,"value":{"a":1}}\n',
+    );
+    expect(lines).toEqual([
+      { line: 1, operation: 'quotation', params: { id: '12', field: 'benef_emp', idEmpresa: '3' } },
+      { line: 3, problem: 'not valid JSON' },
+      { line: 4, problem: 'not a JSON object' },
+      { line: 5, operation: 'item', params: { id: '9', delete: '1' } },
+      { line: 6, problem: 'value must be a string or a number' },
+    ]);
+  });
+});

@@ -1,0 +1,171 @@
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Log } from '@cotizaciones/runtime';
+import { logHttpError } from './http/log-http-error.js';
+
+/** How long a client may take, and how many may be connected at once. */
+export interface ServerLimits {
+  /** From the first byte of a request to the end of its headers. */
+  readonly headersTimeoutMs: number;
+  /** From the first byte of a request to the end of its body. */
+  readonly requestTimeoutMs: number;
+  /** How long an idle keep-alive connection stays open. */
+  readonly keepAliveTimeoutMs: number;
+  /** Connections beyond this are closed as soon as they are accepted. */
+  readonly maxConnections: number;
+}
+
+export interface HttpServer {
+  readonly server: Server;
+  /** From now on every answer, including those in progress but not yet started, carries `Connection: close`. */
+  closeEachConnectionAfterItsAnswer(): void;
+  /** Open connections, and how many of them carry a request not yet answered (parsed or not). */
+  connections(): { open: number; busy: number };
+  /**
+   * Destroys the connections that carry nothing: no request in progress and no byte
+   * read for `idleMs` (as seen by the calls to this function). A request whose bytes had
+   * arrived would have been read in that time, so none is cut off; a client slow to
+   * send its first request after connecting gets that long too.
+   */
+  closeIdle(idleMs: number): number;
+}
+
+/** What the HTTP layer answers before any route runs: the contract's JSON, headers and `Connection: close`. */
+const PROTOCOL_ANSWERS: Record<number, readonly [reason: string, msg: string]> = {
+  400: ['Bad Request', 'Solicitud inválida.'],
+  408: ['Request Timeout', 'Tiempo de espera agotado.'],
+  413: ['Payload Too Large', 'Solicitud demasiado grande.'],
+  431: ['Request Header Fields Too Large', 'Encabezados demasiado grandes.'],
+  505: ['HTTP Version Not Supported', 'Versión de HTTP no soportada.'],
+};
+
+function statusFor(error: NodeJS.ErrnoException): number {
+  switch (error.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return 431;
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return 413;
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return 408;
+    case 'HPE_INVALID_VERSION':
+      return 505;
+    default:
+      return 400;
+  }
+}
+
+const PROTOCOL_HEADERS = {
+  'Content-Type': 'application/json; charset=UTF-8',
+  'Cache-Control': 'no-store, no-cache, must-revalidate, max-age=0',
+  Pragma: 'no-cache',
+  Expires: '0',
+  'X-Content-Type-Options': 'nosniff',
+  Connection: 'close',
+} as const;
+
+function protocolBody(status: number): { reason: string; body: string } {
+  const [reason, msg] = PROTOCOL_ANSWERS[status] ?? PROTOCOL_ANSWERS[400]!;
+  return { reason, body: JSON.stringify({ ok: false, msg }) };
+}
+
+/** The whole answer as bytes for a socket, when Node has no response object (a parser refusal). */
+export function protocolAnswer(status: number): string {
+  const { reason, body } = protocolBody(status);
+  const headers = Object.entries(PROTOCOL_HEADERS).map(([name, value]) => `${name}: ${value}`);
+  return [`HTTP/1.1 ${status} ${reason}`, ...headers, `Content-Length: ${Buffer.byteLength(body)}`, '', body].join('\r\n');
+}
+
+interface ConnectionState {
+  /** Answers not finished yet. */
+  readonly responses: Set<ServerResponse>;
+  /** `socket.bytesRead` when the last answer finished: more read since means a request is arriving. */
+  readMark: number;
+  /** `socket.bytesRead` at the last sweep, and since when (ms) it has not moved with no request in progress. */
+  seenBytes: number;
+  idleSince: number;
+}
+
+/**
+ * The Node HTTP server the service listens with: its time limits and connection cap,
+ * the contract's answer to requests the parser refuses, and the connection
+ * bookkeeping a drain needs (Node's own `closeIdleConnections` also destroys
+ * connections whose request has arrived but is not parsed yet).
+ */
+export function createHttpServer(handler: RequestListener, limits: ServerLimits, log: Pick<Log, 'debug' | 'error'>): HttpServer {
+  const sockets = new Map<Socket, ConnectionState>();
+  let closeAfterAnswer = false;
+
+  const server = createServer(
+    {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      // Node checks the two limits above on this interval (default 30 s, which let a slow client run 50% over).
+      connectionsCheckingInterval: Math.max(25, Math.min(1_000, Math.floor(limits.headersTimeoutMs / 4))),
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      // HTTP/1.1 without Host is refused below, in the contract's shape; Node's own refusal has none of its headers.
+      requireHostHeader: false,
+    },
+    (req: IncomingMessage, res: ServerResponse) => {
+      const state = sockets.get(req.socket);
+      if (state) {
+        state.responses.add(res);
+        res.once('close', () => {
+          state.responses.delete(res);
+          state.readMark = req.socket.bytesRead;
+        });
+      }
+      if (closeAfterAnswer) res.setHeader('Connection', 'close');
+      if (req.httpVersion === '1.1' && req.headers.host === undefined) {
+        const { body } = protocolBody(400);
+        res.writeHead(400, { ...PROTOCOL_HEADERS, 'Content-Length': Buffer.byteLength(body) }).end(body);
+        return;
+      }
+      handler(req, res);
+    },
+  );
+  server.maxConnections = limits.maxConnections;
+
+  server.on('connection', (socket: Socket) => {
+    sockets.set(socket, { responses: new Set(), readMark: 0, seenBytes: 0, idleSince: Date.now() });
+    socket.once('close', () => sockets.delete(socket));
+  });
+
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    logHttpError(log, error, 'request refused by the HTTP parser');
+    const started = [...(sockets.get(socket)?.responses ?? [])].some((res) => res.headersSent);
+    // Answer only when nothing of an answer went out yet: bytes after a started one would corrupt it.
+    if (socket.writable && !started) socket.end(protocolAnswer(statusFor(error)));
+    socket.destroySoon();
+  });
+
+  const busy = (socket: Socket, state: ConnectionState) => state.responses.size > 0 || socket.bytesRead > state.readMark;
+
+  return {
+    server,
+    closeEachConnectionAfterItsAnswer() {
+      closeAfterAnswer = true;
+      for (const state of sockets.values()) {
+        for (const res of state.responses) if (!res.headersSent) res.setHeader('Connection', 'close');
+      }
+    },
+    connections() {
+      let count = 0;
+      for (const [socket, state] of sockets) if (busy(socket, state)) count += 1;
+      return { open: sockets.size, busy: count };
+    },
+    closeIdle(idleMs) {
+      const now = Date.now();
+      let closed = 0;
+      for (const [socket, state] of sockets) {
+        if (busy(socket, state) || state.seenBytes !== socket.bytesRead) {
+          state.seenBytes = socket.bytesRead;
+          state.idleSince = now;
+        } else if (now - state.idleSince >= idleMs) {
+          socket.destroy();
+          closed += 1;
+        }
+      }
+      return closed;
+    },
+  };
+}

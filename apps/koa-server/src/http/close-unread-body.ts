@@ -1,0 +1,21 @@
+import { lingerOnClose } from './linger-close.js';
+import type { RequestMiddleware } from './request-state.js';
+
+/**
+ * An answer given before the request's body has all arrived (no session, a
+ * refusal, a body over the limit) closes the connection instead of leaving
+ * Node to drain a body nobody will use on a keep-alive connection: with
+ * `Connection: close`, Node ends the socket once the answer is flushed (a
+ * lingering close, so a client still sending gets the answer). A 413 always
+ * closes: its body was refused, however much of it had arrived.
+ */
+export const closeUnreadBody: RequestMiddleware = async (ctx, next) => {
+  try {
+    await next();
+  } finally {
+    if (!ctx.req.complete || ctx.status === 413) {
+      ctx.set('Connection', 'close');
+      lingerOnClose(ctx.req.socket);
+    }
+  }
+};

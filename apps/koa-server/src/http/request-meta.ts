@@ -1,0 +1,22 @@
+import { isIP } from 'node:net';
+import type { RequestMeta } from '@cotizaciones/core';
+import type { RequestContext } from './request-state.js';
+
+/** Longest user agent recorded; real ones are well under 300 characters. */
+export const USER_AGENT_MAX = 512;
+
+/**
+ * What the audit records about the request, from headers the client controls, so checked first:
+ * the client IP is an IP address or absent (behind TRUST_PROXY proxies Koa takes it from the
+ * right end of X-Forwarded-For: the address the outermost trusted proxy saw), the user agent is
+ * cut to {@link USER_AGENT_MAX} characters, and the request id was validated when it was assigned.
+ */
+export function requestMeta(ctx: RequestContext): RequestMeta {
+  const ip = ctx.ip;
+  const userAgent = ctx.get('User-Agent');
+  return {
+    requestId: ctx.state.requestId,
+    clientIp: isIP(ip) === 0 ? undefined : ip,
+    userAgent: userAgent === '' ? undefined : userAgent.slice(0, USER_AGENT_MAX),
+  };
+}

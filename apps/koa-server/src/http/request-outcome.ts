@@ -1,0 +1,29 @@
+import type { OutcomeKind } from '@cotizaciones/core';
+import type { RequestContext } from './request-state.js';
+
+/**
+ * What became of a request to an endpoint, in one vocabulary: the use case's own outcome, or
+ * `rejected` (refused at the protocol level), `unavailable` (a store could not be reached: 503)
+ * or `error` (an unexpected failure: 500). The request log writes it as it is.
+ */
+export type RequestOutcome = OutcomeKind | 'rejected' | 'unavailable' | 'error';
+
+/** The `outcome` label of http_requests_total for each: coarser, and spelled as dashboards already know it. */
+export const METRIC_OUTCOME: Readonly<Record<RequestOutcome, string>> = {
+  ok: 'ok',
+  'not-authenticated': 'not_authenticated',
+  'invalid-params': 'rejected',
+  'upstream-rejected': 'upstream_error',
+  'upstream-failed': 'upstream_error',
+  'token-unavailable': 'upstream_error',
+  rejected: 'rejected',
+  unavailable: 'unavailable',
+  error: 'error',
+};
+
+/** The request's outcome; for a route that sets none, what its status says of a failure. */
+export function outcomeOf(ctx: RequestContext): RequestOutcome | undefined {
+  if (ctx.state.outcome) return ctx.state.outcome;
+  if (ctx.status === 503) return 'unavailable';
+  return ctx.status >= 500 ? 'error' : undefined;
+}

@@ -1,0 +1,17 @@
+import type { Middleware, ParameterizedContext } from 'koa';
+import type { RequestOutcome } from './request-outcome.js';
+
+/** What the middleware of one request tell each other: the one shape of `ctx.state`. */
+export interface RequestState {
+  /** Set by the request log: X-Request-Id when it is sane, else generated. */
+  requestId?: string;
+  /** The signed-in user's id, once the session was asked for it. */
+  userId?: string | undefined;
+  /** What became of the request; unset for routes other than the endpoints' that did not fail. */
+  outcome?: RequestOutcome;
+  /** Why a use case failed, for the request log. */
+  cause?: Error | undefined;
+}
+
+export type RequestContext = ParameterizedContext<RequestState>;
+export type RequestMiddleware = Middleware<RequestState>;

@@ -1,0 +1,44 @@
+import type { Session, SessionRecord } from '@cotizaciones/core';
+import type { RequestContext, RequestMiddleware } from './request-state.js';
+
+/**
+ * How the routes reach the session, whatever keeps it (signed cookie, Redis,
+ * the PHP app's own store): one shape for every mode, so a route never knows
+ * which one it runs on. The policy itself is not here: the core's
+ * `controlledSession`, or the PHP app's own step in its adapter.
+ */
+export interface SessionBinding {
+  /** Mounted on a route before it asks for the session. */
+  readonly middleware: RequestMiddleware;
+  /** The request's session: the same one, read once, however often asked. */
+  sessionFor(ctx: RequestContext): Session;
+  /** Writes back what the request changed, if anything. */
+  commit(ctx: RequestContext): Promise<void>;
+  /** Signing in and out for the dev routes; absent where sign-in belongs to someone else (the PHP app). */
+  readonly dev?: DevSignIn | undefined;
+}
+
+export interface DevSignIn {
+  /** Signs `record.user` in under a fresh session id (no fixation). */
+  signIn(ctx: RequestContext, record: Required<SessionRecord>): Promise<void>;
+  signOut(ctx: RequestContext): Promise<void>;
+}
+
+const sessions = new WeakMap<RequestContext, Session>();
+
+/** One Session per request, opened on first use; the user it finds goes to the request log. */
+export function perRequest(ctx: RequestContext, open: () => Session): Session {
+  let session = sessions.get(ctx);
+  if (!session) {
+    const opened = open();
+    session = {
+      currentUser: async () => {
+        const user = await opened.currentUser();
+        ctx.state.userId = user?.id;
+        return user;
+      },
+    };
+    sessions.set(ctx, session);
+  }
+  return session;
+}

@@ -1,0 +1,287 @@
+import { mkdir, mkdtemp, readdir, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, phpAvailable, phpServer, redisProcess, redisServerAvailable, type PhpServer, type RedisProcess } from '@cotizaciones/adapters/testing';
+import { expectAnswer } from './support/contract-headers.js';
+import { FIELD_PATH, ITEM_PATH, form, startService, type TestService } from './support/service.js';
+import { until } from './support/until.js';
+
+interface Shown {
+  id: string;
+  session: { LAST_ACTIVITY?: number } | null;
+}
+
+const IDLE_SECONDS = 60;
+const PREFIX = 'phpwire_';
+const DATABASE = 3;
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+const idOf = (cookie: string) => cookie.split('=')[1]!;
+
+/** What differs between the two PHP stores: where a session lives, and how PHP sees its expiry. */
+interface Store {
+  /** PHP's ini for `php -S` and the service's PHP_SESSION_* for the same store. */
+  ini(): Record<string, string>;
+  env(): Record<string, string>;
+  /** The expiry as PHP sees it, in seconds from now (files: gc_maxlifetime minus the file's age; Redis: the TTL). */
+  expiresIn(php: PhpServer, id: string): Promise<number>;
+  /** Makes the session look about to expire, as if untouched for a long time. */
+  age(id: string): Promise<void>;
+  /** Every file or key the store holds, with what would show a write (mtime; value). */
+  snapshot(): Promise<string>;
+  /** Redis: the commands the store received while `during` ran. */
+  commandsDuring?(during: () => Promise<void>): Promise<string[]>;
+}
+
+const GC_MAXLIFETIME = 1440;
+
+function sessionSuite(name: 'files' | 'redis', setUp: () => Promise<{ store: Store; down?: RedisProcess }>, env: Record<string, string> = {}) {
+  describe(`SESSION_STORE=php with ${name}, beside a real PHP`, () => {
+    let store: Store;
+    let down: RedisProcess | undefined;
+    let php: PhpServer;
+    let svc: TestService;
+
+    beforeAll(async () => {
+      ({ store, down } = await setUp());
+      php = await phpServer({ ...store.ini(), 'session.gc_maxlifetime': String(GC_MAXLIFETIME) });
+      svc = await startService({
+        DEV_LOGIN: '',
+        SESSION_STORE: 'php',
+        PHP_SESSION_GC_MAXLIFETIME: String(GC_MAXLIFETIME),
+        PHP_SESSION_ACTIVITY_KEY: 'LAST_ACTIVITY',
+        PHP_SESSION_IDLE_SECONDS: String(IDLE_SECONDS),
+        ...store.env(),
+        ...env,
+      });
+    });
+    afterAll(async () => {
+      await svc?.close();
+      await php?.stop();
+    });
+
+    const signIn = async (id: string) => (await php.get<Shown>(`session.php?action=signin&id=${id}`)).cookie!;
+
+    it('a user signed in through PHP is signed in here: {"ok":true}, and the audit row carries the PHP user\'s id', async () => {
+      const cookie = await signIn('4101');
+      await expectAnswer(await svc.post(FIELD_PATH, form({ id: '31', field: 'estado', value: 'ok' }), { cookie }), 200, '{"ok":true}');
+      await expectAnswer(await svc.post(ITEM_PATH, form({ id: '32', delete: '' }), { cookie }), 200, '{"ok":true}');
+      expect((await svc.rows()).slice(-2).map((row) => [row.event_key, row.user_id])).toEqual([
+        ['cotizaciones.update', '4101'],
+        ['cotizaciones.item_delete', '4101'],
+      ]);
+      // The service writes no cookie of its own: the session stays the PHP app's.
+      const answer = await svc.post(FIELD_PATH, form({ id: '31', field: 'estado', value: 'ok' }), { cookie });
+      expect(answer.headers.getSetCookie()).toEqual([]);
+    });
+
+    it('signing out in PHP signs out here', async () => {
+      const cookie = await signIn('4102');
+      await expectAnswer(await svc.post(FIELD_PATH, form({ id: '33', field: 'a', value: 'b' }), { cookie }), 200, '{"ok":true}');
+      await php.get('session.php?action=signout', cookie);
+      const calls = svc.stub.received.length;
+      await expectAnswer(await svc.post(FIELD_PATH, form({ id: '33', field: 'a', value: 'b' }), { cookie }), 200, '{"ok":false,"msg":"No autenticado"}');
+      expect(svc.stub.received).toHaveLength(calls);
+    });
+
+    it('a session whose activity key is older than the idle limit is "No autenticado"', async () => {
+      const cookie = await signIn('4103');
+      await php.get(`session.php?action=activity&at=${nowSeconds() - IDLE_SECONDS - 5}`, cookie);
+      await expectAnswer(await svc.post(FIELD_PATH, form({ id: '34', field: 'a', value: 'b' }), { cookie }), 200, '{"ok":false,"msg":"No autenticado"}');
+      expect(svc.logs.lines).toContainEqual(expect.objectContaining({ problem: 'idle', msg: 'PHP session idle: answered as signed out' }));
+      expect(svc.logs.text()).not.toContain(idOf(cookie));
+    });
+
+    it('after a request PHP sees the session\'s expiry moved', async () => {
+      const cookie = await signIn('4104');
+      await php.get(`session.php?action=activity&at=${nowSeconds() - 10}`, cookie);
+      await store.age(idOf(cookie));
+      expect(await store.expiresIn(php, idOf(cookie))).toBeLessThan(GC_MAXLIFETIME - 500);
+      await expectAnswer(await svc.post(FIELD_PATH, form({ id: '35', field: 'a', value: 'b' }), { cookie }), 200, '{"ok":true}');
+      expect(await store.expiresIn(php, idOf(cookie))).toBeGreaterThan(GC_MAXLIFETIME - 10);
+    });
+
+    it('a hostile session id is "No autenticado" and touches no file and no key', async () => {
+      const cookie = await signIn('4105');
+      const before = await store.snapshot();
+      const hostile = ['../../etc/passwd', '../victim', 'a'.repeat(300), 'abc$def%00ghijklmnopqrstuvwxyz', `${'b'.repeat(30)}/..`];
+      const post = async () => {
+        for (const id of hostile) {
+          await expectAnswer(
+            await svc.post(FIELD_PATH, form({ id: '36', field: 'a', value: 'b' }), { cookie: `PHPSESSID=${encodeURIComponent(id)}` }),
+            200,
+            '{"ok":false,"msg":"No autenticado"}',
+          );
+        }
+      };
+      if (store.commandsDuring) expect(await store.commandsDuring(post)).toEqual([]);
+      else await post();
+      expect(await store.snapshot()).toBe(before);
+      // The same watch does see a real session's request (it would have seen a hostile one).
+      const real = () => svc.post(FIELD_PATH, form({ id: '36', field: 'a', value: 'b' }), { cookie }).then((response) => response.text()).then(() => undefined);
+      if (store.commandsDuring) expect((await store.commandsDuring(real)).join('\n')).toContain(idOf(cookie));
+      else {
+        await store.age(idOf(cookie));
+        await real();
+        expect(await store.snapshot()).not.toBe(before);
+      }
+    });
+
+    if (name === 'files') {
+      it('the session directory gone → 503 with the contract headers and /readyz names it; back → normal', async () => {
+        const cookie = await signIn('4109');
+        const dir = store.env().PHP_SESSION_SAVE_PATH!;
+        await rename(dir, `${dir}.away`);
+        try {
+          const calls = svc.stub.received.length;
+          await expectAnswer(await svc.post(FIELD_PATH, form({ id: '40', field: 'a', value: 'b' }), { cookie }), 503, '{"ok":false,"msg":"Servicio no disponible."}');
+          expect(svc.stub.received).toHaveLength(calls);
+          const ready = await fetch(`${svc.url}/readyz`);
+          expect(ready.status).toBe(503);
+          expect(JSON.stringify(await ready.json())).toContain('PHP sessions');
+        } finally {
+          await rename(`${dir}.away`, dir);
+        }
+        await expectAnswer(await svc.post(FIELD_PATH, form({ id: '40', field: 'a', value: 'b' }), { cookie }), 200, '{"ok":true}');
+        expect((await fetch(`${svc.url}/readyz`)).status).toBe(200);
+        expect(svc.logs.text()).not.toContain(idOf(cookie));
+      });
+    }
+
+    if (env.PHP_SESSION_TOUCH === 'activity') {
+      it('in activity mode PHP sees the activity key moved (and the expiry)', async () => {
+        const cookie = await signIn('4107');
+        const before = nowSeconds() - 30;
+        await php.get(`session.php?action=activity&at=${before}`, cookie);
+        await store.age(idOf(cookie));
+        await expectAnswer(await svc.post(FIELD_PATH, form({ id: '38', field: 'a', value: 'b' }), { cookie }), 200, '{"ok":true}');
+        const seen = await store.expiresIn(php, idOf(cookie));
+        const { session } = (await php.get<Shown>('session.php?action=show', cookie)).body;
+        expect(session?.LAST_ACTIVITY).toBeGreaterThan(before + 25);
+        expect(seen).toBeGreaterThan(GC_MAXLIFETIME - 10);
+      });
+    }
+
+    if (name === 'redis') {
+      it('one request reads the session once, however often the route asks for the user', async () => {
+        const cookie = await signIn('4108');
+        const commands = await store.commandsDuring!(async () => {
+          await expectAnswer(await svc.post(FIELD_PATH, form({ id: '39', field: 'a', value: 'b' }), { cookie }), 200, '{"ok":true}');
+        });
+        expect(commands.filter((line) => /^get /i.test(line) && line.includes(idOf(cookie)))).toHaveLength(1);
+      });
+
+      it('Redis stopped → 503 with the contract headers and /readyz names it; back → normal, with no restart', async () => {
+        const cookie = await signIn('4106');
+        await expectAnswer(await svc.post(FIELD_PATH, form({ id: '37', field: 'a', value: 'b' }), { cookie }), 200, '{"ok":true}');
+        await down!.stop();
+        const calls = svc.stub.received.length;
+        await expectAnswer(await svc.post(FIELD_PATH, form({ id: '37', field: 'a', value: 'b' }), { cookie }), 503, '{"ok":false,"msg":"Servicio no disponible."}');
+        expect(svc.stub.received).toHaveLength(calls);
+        const ready = await fetch(`${svc.url}/readyz`);
+        expect(ready.status).toBe(503);
+        expect(JSON.stringify(await ready.json())).toContain('PHP sessions');
+        await down!.start();
+        // This Redis keeps nothing on disk: PHP signs in again once it is back, and the service follows without a restart.
+        let answer = '';
+        expect(
+          await until(async () => {
+            const again = await php.get<Shown>('session.php?action=signin&id=4106').catch(() => undefined);
+            answer = again?.cookie ? await (await svc.post(FIELD_PATH, form({ id: '37', field: 'a', value: 'b' }), { cookie: again.cookie })).text() : '';
+            return answer === '{"ok":true}';
+          }, 10_000),
+        ).toBe(true);
+        expect((await fetch(`${svc.url}/readyz`)).status).toBe(200);
+      });
+    }
+  });
+}
+
+describe.skipIf(!phpAvailable())('the service beside a real PHP app (php -S)', () => {
+  let scratch: string;
+  beforeAll(async () => {
+    scratch = await mkdtemp(join(tmpdir(), 'phpwire-'));
+  });
+  afterAll(async () => {
+    await rm(scratch, { recursive: true, force: true });
+  });
+
+  sessionSuite('files', async () => {
+    const dir = join(scratch, 'sessions');
+    await mkdir(dir);
+    // A file beside the save path that a `../victim` id would reach if ids were not checked.
+    const victim = join(scratch, 'victim');
+    await writeFile(victim, 'x');
+    await utimes(victim, 1_000_000, 1_000_000);
+    const filesIn = async (path: string): Promise<string[]> =>
+      Promise.all((await readdir(path)).sort().map(async (name) => `${name} ${(await stat(join(path, name))).mtimeMs}`));
+    return {
+      store: {
+        ini: () => ({ 'session.save_handler': 'files', 'session.save_path': dir }),
+        env: () => ({ PHP_SESSION_SAVE_HANDLER: 'files', PHP_SESSION_SAVE_PATH: dir }),
+        async expiresIn(php, id) {
+          const { mtime } = (await php.get<{ mtime: number }>(`expiry.php?handler=files&dir=${encodeURIComponent(dir)}&id=${id}`)).body;
+          return GC_MAXLIFETIME - (nowSeconds() - mtime);
+        },
+        async age(id) {
+          const then = nowSeconds() - 1000;
+          await utimes(join(dir, `sess_${id}`), then, then);
+        },
+        async snapshot() {
+          return JSON.stringify([await filesIn(scratch), await filesIn(dir)]);
+        },
+      },
+    };
+  });
+});
+
+describe.skipIf(!phpAvailable() || !redisServerAvailable())('the service beside a real PHP app (php -S, phpredis)', () => {
+  let server: RedisProcess;
+  let redis: Redis;
+  beforeAll(async () => {
+    server = redisProcess(await freePort());
+    await server.start();
+    redis = new Redis(`${server.url}/${DATABASE}`, { maxRetriesPerRequest: 1 });
+  });
+  afterAll(async () => {
+    redis?.disconnect();
+    await server?.stop();
+  });
+
+  sessionSuite(
+    'redis',
+    () => {
+      const savePath = () => `tcp://127.0.0.1:${new URL(server.url).port}?prefix=${PREFIX}&database=${DATABASE}`;
+      return Promise.resolve({
+        down: server,
+        store: {
+          ini: () => ({ 'session.save_handler': 'redis', 'session.save_path': savePath() }),
+          env: () => ({ PHP_SESSION_SAVE_HANDLER: 'redis', PHP_SESSION_SAVE_PATH: savePath() }),
+          async expiresIn(php, id) {
+            return (await php.get<{ ttl: number }>(`expiry.php?handler=redis&port=${new URL(server.url).port}&db=${DATABASE}&key=${PREFIX}${id}`)).body.ttl;
+          },
+          async age(id) {
+            await redis.expire(`${PREFIX}${id}`, 100);
+          },
+          async snapshot() {
+            const keys = (await redis.keys('*')).sort();
+            return JSON.stringify(await Promise.all(keys.map(async (key) => [key, await redis.get(key)])));
+          },
+          async commandsDuring(during) {
+            const monitor = await redis.monitor();
+            const seen: string[] = [];
+            monitor.on('monitor', (_time: string, args: string[]) => seen.push(args.join(' ')));
+            await during();
+            // A marker command: once MONITOR shows it, every command before it has been shown too.
+            await redis.echo('phpwire-marker');
+            await until(() => seen.some((line) => line.includes('phpwire-marker')), 5_000);
+            monitor.disconnect();
+            return seen.filter((line) => !line.includes('phpwire-marker'));
+          },
+        },
+      });
+    },
+    { PHP_SESSION_TOUCH: 'activity' },
+  );
+});

@@ -1,0 +1,203 @@
+// The strangler setup on one machine: the demo PHP app (php-fpm, or `php -S` when php-fpm is absent),
+// the service with SESSION_STORE=php, and nginx with deploy/nginx-strangler.conf in front of both.
+// Used by `npm run demo:php` and by the end-to-end browser test. Everything lives in one temp dir.
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createConnection, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+export const DEMO_PHP = join(ROOT, 'demo', 'php');
+const DEPLOY = join(ROOT, 'deploy');
+const MAIN = join(ROOT, 'apps', 'koa-server', 'dist', 'main.js');
+const FASTCGI_PARAMS = '/etc/nginx/fastcgi_params';
+
+/** php-fpm's binary (Debian names it php-fpm8.2 in /usr/sbin), or undefined. */
+export function phpFpmBinary() {
+  for (const name of ['php-fpm', 'php-fpm8.4', 'php-fpm8.3', 'php-fpm8.2', 'php-fpm8.1']) {
+    for (const path of [name, `/usr/sbin/${name}`]) {
+      if (spawnSync(path, ['-v']).status === 0) return path;
+    }
+  }
+  return undefined;
+}
+
+/** What the demo needs that may be missing, as a list of Debian packages. */
+export function missingForDemo() {
+  const missing = [];
+  if (spawnSync('php', ['-v']).status !== 0) missing.push('php-cli');
+  if (spawnSync('nginx', ['-v']).status !== 0) missing.push('nginx');
+  if (!existsSync(MAIN)) missing.push('(a built service: npx turbo run build)');
+  return missing;
+}
+
+/**
+ * Starts the three processes; resolves once nginx answers. `port` 0 takes a free one.
+ * @param {{ port?: number; idleSeconds?: number; onOutput?: (name: string, text: string) => void }} [options]
+ */
+export async function startStrangler(options = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'strangler-demo-'));
+  const sessions = join(dir, 'sessions');
+  mkdirSync(sessions, { mode: 0o1733 });
+  const children = [];
+  const output = options.onOutput ?? (() => undefined);
+  const run = (name, command, args, env) => {
+    const child = spawn(command, args, { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.on('data', (chunk) => output(name, chunk.toString()));
+    child.stderr.on('data', (chunk) => output(name, chunk.toString()));
+    // A test run or a demo that dies must not leave them running.
+    process.once('exit', () => child.kill('SIGKILL'));
+    children.push(child);
+    return child;
+  };
+  const stop = async () => {
+    await Promise.all(
+      children.reverse().map(async (child) => {
+        if (child.exitCode !== null || child.signalCode !== null) return;
+        child.kill('SIGTERM');
+        await once(child, 'exit');
+      }),
+    );
+    rmSync(dir, { recursive: true, force: true });
+  };
+
+  try {
+    const [nginxPort, servicePort] = [options.port || (await freePort()), await freePort()];
+    const url = `http://127.0.0.1:${nginxPort}`;
+    const ini = { 'session.save_handler': 'files', 'session.save_path': sessions, 'session.gc_probability': '0', 'session.use_strict_mode': '1' };
+
+    // 1. The PHP app.
+    const fpm = phpFpmBinary();
+    let phpLocation;
+    if (fpm) {
+      const socket = join(dir, 'php-fpm.sock');
+      const root = process.getuid?.() === 0;
+      writeFileSync(
+        join(dir, 'php-fpm.conf'),
+        [
+          '[global]',
+          `pid = ${join(dir, 'php-fpm.pid')}`,
+          `error_log = ${join(dir, 'php-fpm.log')}`,
+          'daemonize = no',
+          '[demo]',
+          // php-fpm runs its workers as the user that starts it (root only with -R, as `user = root`).
+          ...(root ? ['user = root', 'group = root'] : []),
+          `listen = ${socket}`,
+          'pm = static',
+          'pm.max_children = 2',
+          'catch_workers_output = yes',
+          ...Object.entries(ini).map(([key, value]) => `php_admin_value[${key}] = ${value}`),
+          '',
+        ].join('\n'),
+      );
+      const child = run('php-fpm', fpm, ['-F', '-y', join(dir, 'php-fpm.conf'), ...(root ? ['-R'] : [])], {});
+      await until(() => existsSync(socket), 10_000, 'php-fpm did not open its socket', child);
+      phpLocation = { fastcgi: `unix:${socket}` };
+    } else {
+      const phpPort = await freePort();
+      run('php', 'php', [...Object.entries(ini).flatMap(([key, value]) => ['-d', `${key}=${value}`]), '-S', `127.0.0.1:${phpPort}`, '-t', DEMO_PHP], {});
+      await untilListening(phpPort);
+      phpLocation = { http: `127.0.0.1:${phpPort}` };
+    }
+
+    // 2. The service, reading the PHP app's sessions.
+    const service = run('service', process.execPath, [MAIN], {
+      PORT: String(servicePort),
+      HOST: '127.0.0.1',
+      SESSION_STORE: 'php',
+      PHP_SESSION_SAVE_HANDLER: 'files',
+      PHP_SESSION_SAVE_PATH: sessions,
+      PHP_SESSION_ACTIVITY_KEY: 'LAST_ACTIVITY',
+      PHP_SESSION_IDLE_SECONDS: String(options.idleSeconds ?? 1800),
+      TRUST_PROXY: '1',
+      ALLOWED_ORIGINS: url,
+      ACTIVITY_LOG_URL: `sqlite:${join(dir, 'activity.db')}`,
+      ACTIVITY_LOG_DEAD_LETTER: join(dir, 'activity-dead-letter.jsonl'),
+    });
+    let serviceOutput = '';
+    service.stdout.on('data', (chunk) => (serviceOutput += chunk.toString()));
+    await until(() => serviceOutput.includes('"listening"'), 15_000, 'the service did not start', service);
+
+    // 3. nginx with the repository's recipe; only addresses and paths are changed.
+    writeNginxConfig(dir, { nginxPort, servicePort, phpLocation });
+    run('nginx', 'nginx', ['-p', dir, '-c', join(dir, 'nginx.conf'), '-e', join(dir, 'nginx-error.log')], {});
+    await untilListening(nginxPort);
+
+    return { url, dir, activityDb: join(dir, 'activity.db'), php: fpm ? 'php-fpm' : 'php -S', stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** deploy/nginx-strangler.conf and its two includes, with this machine's addresses in place of the deployment's. */
+function writeNginxConfig(dir, { nginxPort, servicePort, phpLocation }) {
+  const read = (name) => readFileSync(join(DEPLOY, name), 'utf8');
+  const upstream = read('cotizaciones-upstream.conf').replace(/^(\s*)server \S+:\d+ ([^\n]*)\n(\s*server \S+:\d+ [^\n]*\n)*/m, `$1server 127.0.0.1:${servicePort} $2\n`);
+  let strangler = read('nginx-strangler.conf')
+    .replace(/listen 80;/, `listen 127.0.0.1:${nginxPort};`)
+    .replace(/root \/var\/www\/app;/, `root ${DEMO_PHP};`);
+  if (phpLocation.fastcgi) strangler = strangler.replace(/server unix:\/run\/php\/[^;]+;/, `server ${phpLocation.fastcgi};`);
+  // Without php-fpm the PHP app is `php -S`: the `.php` location proxies to it instead (the demo only).
+  else strangler = strangler.replace(/location ~ \\\.php\$ \{[^}]*\}/, `location ~ \\.php$ {\n        proxy_pass http://${phpLocation.http};\n    }`).replace(/upstream php_fpm \{[^}]*\}\n/, '');
+  for (const [expected, text] of [['127.0.0.1:' + servicePort, upstream], [`listen 127.0.0.1:${nginxPort};`, strangler]]) {
+    if (!text.includes(expected)) throw new Error(`deploy/ changed shape: could not place ${expected}`);
+  }
+  writeFileSync(join(dir, 'cotizaciones-upstream.conf'), upstream);
+  writeFileSync(join(dir, 'cotizaciones-proxy.conf'), read('cotizaciones-proxy.conf'));
+  writeFileSync(join(dir, 'nginx-strangler.conf'), strangler);
+  writeFileSync(join(dir, 'fastcgi_params'), existsSync(FASTCGI_PARAMS) ? readFileSync(FASTCGI_PARAMS) : '');
+  writeFileSync(
+    join(dir, 'nginx.conf'),
+    `daemon off;
+master_process off;
+pid ${join(dir, 'nginx.pid')};
+error_log ${join(dir, 'nginx-error.log')};
+events {}
+http {
+    access_log off;
+    client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy; fastcgi_temp_path ${dir}/fastcgi;
+    uwsgi_temp_path ${dir}/uwsgi; scgi_temp_path ${dir}/scgi;
+    types { text/html html; text/javascript js; }
+    include nginx-strangler.conf;
+}
+`,
+  );
+}
+
+async function freePort() {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address();
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+async function until(check, timeoutMs, message, child) {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline || (child && child.exitCode !== null)) throw new Error(message);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+async function untilListening(port) {
+  const answers = () =>
+    new Promise((resolve) => {
+      const socket = createConnection(port, '127.0.0.1');
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+  const deadline = Date.now() + 10_000;
+  while (!(await answers())) {
+    if (Date.now() > deadline) throw new Error(`nothing listens on ${port}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}

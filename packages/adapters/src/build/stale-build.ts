@@ -1,0 +1,35 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+
+/** A hash of the files under `dir`: their paths and contents (the same as scripts/stamp-build.mjs writes). */
+function sourceHash(dir: string): string {
+  const hash = createHash('sha256');
+  const files = readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(dir, join(entry.parentPath, entry.name)).split(sep).join('/'))
+    .sort();
+  for (const file of files) hash.update(`${file}\0`).update(readFileSync(join(dir, file))).update('\0');
+  return hash.digest('hex');
+}
+
+/**
+ * Why a package's `dist/` cannot stand for its `src/`: missing, or built from other sources
+ * (the build stamps a hash of `src/` in `dist/.source-hash`). Undefined when the build is current.
+ * What runs built code from tests or the bench (a worker thread, a server process) checks this
+ * first rather than silently run old code.
+ */
+export function staleBuild(packageDir: string): string | undefined {
+  const stamp = join(packageDir, 'dist', '.source-hash');
+  if (!existsSync(stamp)) return `${packageDir}/dist is missing or unstamped: run \`npx turbo run build\` first`;
+  if (readFileSync(stamp, 'utf8').trim() !== sourceHash(join(packageDir, 'src'))) {
+    return `${packageDir}/src changed after its last build: run \`npx turbo run build\` first`;
+  }
+  return undefined;
+}
+
+/** Throws, naming each stale package, unless every one of `packageDirs` is built from its current sources. */
+export function assertBuilt(packageDirs: readonly string[], what: string): void {
+  const stale = packageDirs.map(staleBuild).filter((reason) => reason !== undefined);
+  if (stale.length > 0) throw new Error(`${what} does not match its sources:\n${stale.join('\n')}`);
+}

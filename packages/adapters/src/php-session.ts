@@ -1,0 +1,25 @@
+// The PHP session adapter: reads the PHP app's own sessions (files or phpredis) beside it.
+//
+// Decisions (each checked against PHP 8.2 / phpredis 5.3 in test/php-session/):
+// - ints: `number`, or `bigint` beyond 2^53 (saturating at the 64-bit bounds as PHP does); a user id comes out as
+//   its exact decimal text. Ints and floats are both JS numbers: the int/float distinction is not kept.
+// - strings are bytes read as UTF-8; invalid sequences become U+FFFD (a Latin-1 name must not sign its user out).
+// - arrays are Maps (PHP order and key types kept); objects and enums are frozen plain data, never instantiated;
+//   private/protected names lose their "\0Class\0" / "\0*\0" prefix. The user handed to the core is plain
+//   null-prototype data (bigints as text, enums as "Class::Case").
+// - refused: `C:` (Serializable runs code that may number more reference slots), `S:`, trailing bytes, anything PHP
+//   would stop at silently, nesting over 64, more than 1 MiB or 100 000 values. Every refusal is a
+//   PhpSessionDecodeError; the session is then "no user".
+export { PhpSessionDecodeError, isPhpObject, type PhpArray, type PhpDecodeLimits, type PhpEnum, type PhpKey, type PhpObject, type PhpValue } from './php-session/php-value.js';
+export { unserializePhp } from './php-session/unserialize.js';
+export { decodePhpSession, SESSION_FORMATS, type DecodedPhpSession, type PhpSessionFormat } from './php-session/session-formats.js';
+export {
+  phpSessions,
+  PhpSessionConfigError,
+  type PhpSaveHandler,
+  type PhpSessionProblem,
+  type PhpSessions,
+  type PhpSessionsOptions,
+  type PhpSessionTouch,
+} from './php-session/php-sessions.js';
+export { phpSessionOptionsFromEnv, PhpSessionEnvError, type PhpSessionEnvOptions } from './php-session/php-session-env.js';

@@ -1,0 +1,254 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { controlledSession, toSessionUser, type Session, type SessionCheck, type SessionControl, type SessionUser } from '@cotizaciones/core';
+import { filesSessionStore } from './files-store.js';
+import { FILES_ACTIVITY_REFUSAL } from './php-session-env.js';
+import { PhpSessionDecodeError } from './php-value.js';
+import { parseFilesSavePath, parseRedisSavePath } from './save-path.js';
+import { decodePhpSession, type DecodedPhpSession, type PhpSessionFormat } from './session-formats.js';
+import { sessionIdFromCookies, sessionIdHash } from './session-id.js';
+import type { PhpSessionStore } from './session-store.js';
+import { redisSessionStore } from './redis-store.js';
+import { toPlain } from './to-plain.js';
+
+export type PhpSaveHandler = 'files' | 'redis';
+export type PhpSessionTouch = 'none' | 'expiry' | 'activity';
+
+export interface PhpSessionsOptions {
+  /** php.ini `session.save_handler`. */
+  readonly saveHandler: PhpSaveHandler;
+  /** php.ini `session.save_path`. */
+  readonly savePath: string;
+  /** php.ini `session.serialize_handler`. Default `php`. */
+  readonly serializeHandler?: PhpSessionFormat;
+  /** php.ini `session.name`. Default `PHPSESSID`. */
+  readonly name?: string;
+  /** php.ini `session.gc_maxlifetime`. Default 1440. */
+  readonly gcMaxLifetimeSeconds?: number;
+  /** The top-level key holding the user (an array or object with `id`). Default `user`. */
+  readonly userKey?: string;
+  /** The PHP app's session-control step: a top-level Unix time, and how old it may be. */
+  readonly activityKey?: string;
+  readonly idleSeconds?: number;
+  /** What a request writes back. Default `expiry`. */
+  readonly touch?: PhpSessionTouch;
+  /** Largest session read, in bytes. Default 1 MiB. */
+  readonly maxBytes?: number;
+  /** Clock, epoch milliseconds. */
+  readonly now?: () => number;
+  /** Told about sessions answered as "no user" for a reason worth logging, and touches that failed; never given the id. */
+  readonly onProblem?: (problem: PhpSessionProblem) => void;
+  /** Told when the Redis connection fails. */
+  readonly onConnectionError?: (error: Error) => void;
+}
+
+export interface PhpSessionProblem {
+  readonly kind:
+    | 'undecodable'
+    | 'empty'
+    | 'oversized'
+    | 'not-a-regular-file'
+    | 'foreign-owner'
+    | 'idle'
+    | 'touch-failed'
+    | 'touch-refused';
+  /** A hash of the session id, never the id. */
+  readonly sessionHash?: string;
+  readonly detail?: string;
+}
+
+export interface PhpSessions {
+  readonly cookieName: string;
+  /** The session of a request, from its `Cookie` header; read once, on first use. */
+  sessionFor(cookieHeader: string | undefined): Session;
+  /** Resolves once the store can be used (Redis connected), or rejects after `timeoutMs`. */
+  ready(timeoutMs: number): Promise<void>;
+  /** Resolves when the store answers (readiness); rejects with SessionUnavailableError. */
+  ping(): Promise<void>;
+  /** One line for the start-up log; no secret. */
+  describe(): string;
+  close(): Promise<void>;
+}
+
+/** A start-up configuration the adapter cannot honour. */
+export class PhpSessionConfigError extends Error {
+  override readonly name = 'PhpSessionConfigError';
+}
+
+// A file read while PHP's pwrite is copying it can be torn: re-read briefly before calling it undecodable.
+// (Empty reads, PHP's ftruncate-then-pwrite gap, are the files store's to wait out.)
+const REREAD_DELAYS_MS = [1, 2, 4, 8];
+const DEFAULT_MAX_BYTES = 1024 * 1024;
+const NO_SESSION: Session = { currentUser: () => Promise.resolve(undefined) };
+
+/**
+ * The PHP app's own sessions behind the core's Session port: same cookie, same
+ * store, same user, same sign-out. Reads never create anything; writes are the
+ * ones PHP itself would make (the expiry) and, in `activity` mode on Redis,
+ * the activity value alone, in a transaction that yields to any PHP write.
+ */
+export function phpSessions(options: PhpSessionsOptions): PhpSessions {
+  const format = options.serializeHandler ?? 'php';
+  const cookieName = options.name ?? 'PHPSESSID';
+  const gcMaxLifetimeSeconds = options.gcMaxLifetimeSeconds ?? 1440;
+  const userKey = options.userKey ?? 'user';
+  const touch = options.touch ?? 'expiry';
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+  const now = options.now ?? Date.now;
+  const report = options.onProblem ?? (() => undefined);
+  const { activityKey, idleSeconds } = options;
+  if ((activityKey === undefined) !== (idleSeconds === undefined)) {
+    throw new PhpSessionConfigError('the activity key and the idle seconds go together');
+  }
+  if (touch === 'activity' && activityKey === undefined) throw new PhpSessionConfigError('touch "activity" needs the activity key');
+  if (touch === 'activity' && options.saveHandler === 'files') throw new PhpSessionConfigError(FILES_ACTIVITY_REFUSAL);
+
+  const store = openStore(options, { gcMaxLifetimeSeconds, maxBytes, now, report });
+
+  async function load(id: string): Promise<DecodedPhpSession | undefined> {
+    const hash = sessionIdHash(id);
+    for (let attempt = 0; ; attempt += 1) {
+      const delay = store.rewritesInPlace ? REREAD_DELAYS_MS[attempt] : undefined;
+      const stored = await store.read(id);
+      if (stored.kind === 'absent') return undefined;
+      if (stored.kind === 'refused') {
+        report({ kind: stored.reason, sessionHash: hash, ...(stored.detail === undefined ? {} : { detail: stored.detail }) });
+        return undefined;
+      }
+      if (stored.bytes.length === 0) {
+        report({ kind: 'empty', sessionHash: hash });
+        return undefined;
+      }
+      try {
+        return decodePhpSession(stored.bytes, format, { maxBytes });
+      } catch (error) {
+        if (!(error instanceof PhpSessionDecodeError)) throw error;
+        // A half-written file decodes as truncated: read again before calling it undecodable.
+        if (delay !== undefined) {
+          await sleep(delay);
+          continue;
+        }
+        report({ kind: 'undecodable', sessionHash: hash, detail: error.message });
+        return undefined;
+      }
+    }
+  }
+
+  function userOf(session: DecodedPhpSession): SessionUser | undefined {
+    const value = session.vars.get(userKey);
+    return value === undefined ? undefined : toSessionUser(toPlain(value));
+  }
+
+  function isIdle(session: DecodedPhpSession, nowSeconds: number): boolean {
+    if (activityKey === undefined || idleSeconds === undefined) return false;
+    const last = session.vars.get(activityKey);
+    // No usable activity time: the PHP app's step could not have passed it either.
+    if (typeof last !== 'number' || !Number.isFinite(last)) return true;
+    return nowSeconds - last > idleSeconds;
+  }
+
+  /** The same data with only the activity value replaced by `nowSeconds`, or undefined to leave it. */
+  function withActivity(bytes: Uint8Array, nowSeconds: number, userId: string): Uint8Array | undefined {
+    let session: DecodedPhpSession;
+    try {
+      session = decodePhpSession(bytes, format, { maxBytes });
+    } catch {
+      return undefined; // Rewritten by PHP into something unreadable: not ours to touch.
+    }
+    if (userOf(session)?.id !== userId || isIdle(session, nowSeconds)) return undefined;
+    const span = session.spans.get(activityKey!);
+    const last = session.vars.get(activityKey!);
+    if (!span || typeof last !== 'number' || last >= nowSeconds) return undefined;
+    // Only a plain int or float is replaced: an `R:` there would renumber every later reference.
+    if (bytes[span.start] !== 0x69 && bytes[span.start] !== 0x64) return undefined;
+    return Buffer.concat([bytes.subarray(0, span.start), Buffer.from(`i:${nowSeconds};`), bytes.subarray(span.end)]);
+  }
+
+  async function touchSession(id: string, session: DecodedPhpSession, userId: string, nowSeconds: number): Promise<void> {
+    try {
+      if (touch === 'expiry') await store.touchExpiry(id);
+      else if (touch === 'activity' && store.rewrite) {
+        // At most one write per session and second: a busy user does not queue transactions.
+        const last = session.vars.get(activityKey!);
+        if (typeof last === 'number' && last >= nowSeconds) return;
+        const result = await store.rewrite(id, (bytes) => withActivity(bytes, nowSeconds, userId));
+        if (result === 'unchanged') await store.touchExpiry(id);
+      }
+    } catch (error) {
+      // The request was answered from a good read: a failed touch is logged, not turned into a 503.
+      // The code only: a file error's message carries the path, and so the id.
+      const code = (error as NodeJS.ErrnoException).code;
+      report({ kind: 'touch-failed', sessionHash: sessionIdHash(id), detail: code ?? (error as Error).message });
+    }
+  }
+
+  /** The PHP app's own session-control step: its user, idle after `idleSeconds` of the activity key; every good read touches. */
+  const control: SessionControl<DecodedPhpSession> = (session, at): SessionCheck => {
+    const user = session ? userOf(session) : undefined;
+    if (!session || !user) return { user: undefined, expired: false, touch: false };
+    if (isIdle(session, Math.floor(at / 1000))) return { user: undefined, expired: true, touch: false };
+    return { user, expired: false, touch: true };
+  };
+
+  return {
+    cookieName,
+    sessionFor(cookieHeader) {
+      const id = sessionIdFromCookies(cookieHeader, cookieName);
+      if (id === undefined) return NO_SESSION;
+      let loaded: DecodedPhpSession | undefined;
+      // The same control step as the service's own sessions; the store is the PHP app's, so an idle
+      // session is reported and answered as signed out, never deleted.
+      return controlledSession(
+        {
+          read: async () => (loaded = await load(id)),
+          expire: () => report({ kind: 'idle', sessionHash: sessionIdHash(id) }),
+          touch: (at) => touchSession(id, loaded!, userOf(loaded!)!.id, Math.floor(at / 1000)),
+        },
+        control,
+        now,
+      );
+    },
+    ready: (timeoutMs) => store.ready(timeoutMs),
+    ping: () => store.ping(),
+    describe() {
+      const control = activityKey === undefined ? 'no idle check' : `idle after ${idleSeconds} s of "${activityKey}"`;
+      return `PHP sessions: ${store.describe()}, serializer ${format}, cookie ${cookieName}, user key "${userKey}", ${control}, touch ${touch}`;
+    },
+    close: () => store.close(),
+  };
+}
+
+function openStore(
+  options: PhpSessionsOptions,
+  settings: { gcMaxLifetimeSeconds: number; maxBytes: number; now: () => number; report: (problem: PhpSessionProblem) => void },
+): PhpSessionStore {
+  const { gcMaxLifetimeSeconds, maxBytes, now, report } = settings;
+  if (options.saveHandler === 'files') {
+    const savePath = parseSavePath(() => parseFilesSavePath(options.savePath));
+    return filesSessionStore({
+      ...savePath,
+      gcMaxLifetimeSeconds,
+      maxBytes,
+      now,
+      onTouchRefused: (error) =>
+        report({
+          kind: 'touch-refused',
+          detail: `${(error as NodeJS.ErrnoException).code ?? error.message}: only the files' owner may set their time: run the service as the PHP user`,
+        }),
+    });
+  }
+  const savePath = parseSavePath(() => parseRedisSavePath(options.savePath));
+  return redisSessionStore({
+    ...savePath,
+    gcMaxLifetimeSeconds,
+    maxBytes,
+    ...(options.onConnectionError ? { onConnectionError: options.onConnectionError } : {}),
+  });
+}
+
+function parseSavePath<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    throw new PhpSessionConfigError(`save path: ${(error as Error).message}`);
+  }
+}

@@ -1,0 +1,102 @@
+import { Redis } from 'ioredis';
+import { SessionUnavailableError } from '@cotizaciones/core';
+import { redisReady } from '../session/redis-ready.js';
+import type { RedisSavePath } from './save-path.js';
+import type { PhpSessionStore, RewriteResult } from './session-store.js';
+
+export interface RedisStoreOptions extends RedisSavePath {
+  readonly gcMaxLifetimeSeconds: number;
+  readonly maxBytes: number;
+  readonly commandTimeoutMs?: number;
+  readonly onConnectionError?: (error: Error) => void;
+}
+
+/**
+ * phpredis's session handler: `<prefix><id>` (default prefix
+ * `PHPREDIS_SESSION:`), written by PHP with SETEX gc_maxlifetime. Commands fail
+ * at once while Redis is unreachable (no offline queue) and ioredis keeps
+ * reconnecting, so the service answers 503 and recovers by itself.
+ */
+export function redisSessionStore(options: RedisStoreOptions): PhpSessionStore {
+  const connection = {
+    ...(options.socket === undefined ? { host: options.host ?? '127.0.0.1', port: options.port ?? 6379 } : { path: options.socket }),
+    db: options.database,
+    ...(options.username === undefined ? {} : { username: options.username }),
+    ...(options.password === undefined ? {} : { password: options.password }),
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: options.commandTimeoutMs ?? 2_000,
+    connectTimeout: 2_000,
+    retryStrategy: (attempt: number) => Math.min(attempt * 100, 2_000),
+  };
+  const redis = new Redis(connection);
+  redis.on('error', (error: Error) => options.onConnectionError?.(error));
+  // WATCH belongs to a connection: transactions get their own, one at a time, so two requests never share a WATCH.
+  let transactions: Redis | undefined;
+  let queue: Promise<unknown> = Promise.resolve();
+  const keyOf = (id: string) => options.prefix + id;
+
+  async function call<T>(command: () => Promise<T>): Promise<T> {
+    try {
+      return await command();
+    } catch (error) {
+      throw new SessionUnavailableError('the PHP session store (Redis) is unreachable', { cause: error });
+    }
+  }
+
+  async function transaction(id: string, change: (bytes: Uint8Array) => Uint8Array | undefined): Promise<RewriteResult> {
+    if (!transactions) {
+      transactions = new Redis({ ...connection, enableOfflineQueue: true });
+      transactions.on('error', () => undefined);
+    }
+    const tx = transactions;
+    const key = keyOf(id);
+    await tx.watch(key);
+    try {
+      const bytes = await tx.getBuffer(key);
+      if (bytes === null) return 'absent';
+      const next = change(bytes);
+      if (next === undefined) return 'unchanged';
+      // SET … XX never recreates a session PHP destroyed meanwhile; EX is what PHP's own write would set.
+      const result = await tx.multi().set(key, Buffer.from(next), 'EX', options.gcMaxLifetimeSeconds, 'XX').exec();
+      if (result === null) return 'yielded';
+      const [error, reply] = result[0] ?? [null, null];
+      if (error) throw error;
+      return reply === null ? 'absent' : 'written';
+    } finally {
+      await tx.unwatch().catch(() => undefined);
+    }
+  }
+
+  const where = options.socket ?? `${options.host ?? '127.0.0.1'}:${options.port ?? 6379}`;
+  return {
+    rewritesInPlace: false,
+    async read(id) {
+      const bytes = await call(() => redis.getBuffer(keyOf(id)));
+      if (bytes === null) return { kind: 'absent' };
+      if (bytes.length > options.maxBytes) return { kind: 'refused', reason: 'oversized' };
+      return { kind: 'data', bytes };
+    },
+    async touchExpiry(id) {
+      await call(() => redis.expire(keyOf(id), options.gcMaxLifetimeSeconds));
+    },
+    rewrite(id, change) {
+      const run = queue.then(() => call(() => transaction(id, change)));
+      queue = run.catch(() => undefined);
+      return run;
+    },
+    async ping() {
+      await call(() => redis.ping());
+    },
+    ready: (timeoutMs) => redisReady(redis, timeoutMs),
+    describe() {
+      return `redis at ${where}, database ${options.database}, keys "${options.prefix}<id>"`;
+    },
+    async close() {
+      const quit = async (client: Redis | undefined) => {
+        await client?.quit().catch(() => client.disconnect());
+      };
+      await Promise.all([quit(redis), quit(transactions)]);
+    },
+  };
+}

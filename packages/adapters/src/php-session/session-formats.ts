@@ -1,0 +1,64 @@
+import { PhpSessionDecodeError, type PhpDecodeLimits, type PhpValue } from './php-value.js';
+import { PhpReader } from './unserialize.js';
+
+/** `session.serialize_handler` values this adapter reads. */
+export const SESSION_FORMATS = ['php', 'php_serialize', 'php_binary'] as const;
+export type PhpSessionFormat = (typeof SESSION_FORMATS)[number];
+
+export interface DecodedPhpSession {
+  /** `$_SESSION` as PHP would rebuild it. */
+  readonly vars: Map<string, PhpValue>;
+  /** Where each top-level value's bytes are, so one value can be rewritten and every other byte kept. */
+  readonly spans: Map<string, { readonly start: number; readonly end: number }>;
+}
+
+const PIPE = 0x7c;
+const PS_BIN_MAX = 127;
+const utf8 = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
+
+/**
+ * Decodes session data as PHP's session_decode does for each handler, but
+ * strictly: anything PHP would stop at silently (a key with no value, a
+ * truncated php_binary key, trailing bytes) is an error here.
+ */
+export function decodePhpSession(bytes: Uint8Array, format: PhpSessionFormat, limits?: PhpDecodeLimits): DecodedPhpSession {
+  const reader = new PhpReader(bytes, limits);
+  const vars = new Map<string, PhpValue>();
+  const spans = new Map<string, { start: number; end: number }>();
+  const read = (key: string) => {
+    const start = reader.pos;
+    vars.set(key, reader.value(1));
+    spans.set(key, { start, end: reader.pos });
+  };
+  if (format === 'php_serialize') {
+    // One array; it is slot 1 and its elements follow, as PHP numbers them.
+    if (bytes[0] !== 0x61) throw new PhpSessionDecodeError('php_serialize data is one array', 0);
+    readSerializeArray(reader, vars, spans);
+  } else if (format === 'php') {
+    // `key|value` repeated: the key runs to the first '|' (PHP refuses to write keys containing one);
+    // the value is then read by its own grammar, so a '|' inside a value is just data.
+    while (!reader.atEnd) {
+      const bar = bytes.indexOf(PIPE, reader.pos);
+      if (bar < 0) throw reader.fail('a key with no value');
+      const key = utf8.decode(bytes.subarray(reader.pos, bar));
+      reader.pos = bar + 1;
+      read(key);
+    }
+  } else {
+    // A length byte (its high bit, PHP 5's "undefined" marker, is masked off as PHP does), the key, the value.
+    while (!reader.atEnd) {
+      const length = (bytes[reader.pos] ?? 0) & PS_BIN_MAX;
+      if (reader.pos + 1 + length >= bytes.length) throw reader.fail('a key with no value');
+      const key = utf8.decode(bytes.subarray(reader.pos + 1, reader.pos + 1 + length));
+      reader.pos += 1 + length;
+      read(key);
+    }
+  }
+  if (!reader.atEnd) throw reader.fail('trailing bytes after the session');
+  return { vars, spans };
+}
+
+function readSerializeArray(reader: PhpReader, vars: Map<string, PhpValue>, spans: Map<string, { start: number; end: number }>): void {
+  const array = reader.topLevelArray((key, start, end) => spans.set(String(key), { start, end }));
+  for (const [key, element] of array) vars.set(String(key), element);
+}

@@ -1,0 +1,30 @@
+import { createHash } from 'node:crypto';
+
+// PHP's id alphabet (session.sid_bits_per_character 4, 5 or 6) and session.sid_length's bounds.
+const SESSION_ID = /^[A-Za-z0-9,-]{22,256}$/;
+
+/**
+ * The session id from the first cookie named `name`, URL-decoded as PHP does,
+ * or undefined when there is none or it is not a PHP session id. Nothing is
+ * built from an id that has not passed this check.
+ */
+export function sessionIdFromCookies(header: string | undefined, name: string): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const equals = part.indexOf('=');
+    if (equals < 0 || part.slice(0, equals).trim() !== name) continue;
+    let value: string;
+    try {
+      value = decodeURIComponent(part.slice(equals + 1).trim());
+    } catch {
+      return undefined;
+    }
+    return SESSION_ID.test(value) ? value : undefined;
+  }
+  return undefined;
+}
+
+/** A short, stable hash of a session id for logs: never the id itself. */
+export function sessionIdHash(id: string): string {
+  return createHash('sha256').update(id).digest('hex').slice(0, 16);
+}

@@ -1,0 +1,29 @@
+/** What reading one session from PHP's store gave. */
+export type StoredSession =
+  | { readonly kind: 'data'; readonly bytes: Uint8Array }
+  /** No such session (never created, destroyed, or past gc_maxlifetime). */
+  | { readonly kind: 'absent' }
+  /** There is something, but it must not be trusted or read: the reason is logged. */
+  | { readonly kind: 'refused'; readonly reason: 'oversized' | 'not-a-regular-file' | 'foreign-owner'; readonly detail?: string };
+
+/** How a conditional rewrite ended. */
+export type RewriteResult = 'written' | 'unchanged' | 'yielded' | 'absent';
+
+/**
+ * One of PHP's session stores, read beside PHP. Ids reaching a store have
+ * been validated. Failures to reach the store are `SessionUnavailableError`s.
+ */
+export interface PhpSessionStore {
+  /** A truncate-then-write store can be read empty or half-written: reads are retried briefly. */
+  readonly rewritesInPlace: boolean;
+  read(id: string): Promise<StoredSession>;
+  /** Moves the session's expiry as PHP's own write would; never creates it. */
+  touchExpiry(id: string): Promise<void>;
+  /** Replaces the data only if nobody wrote it meanwhile; `change` returns undefined to leave it. */
+  rewrite?(id: string, change: (bytes: Uint8Array) => Uint8Array | undefined): Promise<RewriteResult>;
+  /** Resolves once the store can be used, or rejects after `timeoutMs`. */
+  ready(timeoutMs: number): Promise<void>;
+  ping(): Promise<void>;
+  describe(): string;
+  close(): Promise<void>;
+}

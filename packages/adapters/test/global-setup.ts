@@ -1,0 +1,3 @@
+import { setupTestEnvironment } from '../src/testing/test-environment.js';
+
+export default () => setupTestEnvironment('adapters');

@@ -1,0 +1,104 @@
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { decodePhpSession, isPhpObject, SESSION_FORMATS, type PhpValue } from '../../src/php-session.js';
+import { phpAvailable, phpFixtures } from '../../src/testing/php-server.js';
+import { testSeed } from '../../src/testing/test-seed.js';
+
+type Canon = null | boolean | { i: string } | { d: string } | { s: string } | { a: [Canon, Canon][] } | { o: string; p: [Canon, Canon][] } | { e: string };
+interface GeneratedLine {
+  n: number;
+  php: { data: string; canon: Canon };
+  php_binary: { data: string; canon: Canon };
+  php_serialize: { data: string; canon: Canon };
+}
+
+const SESSIONS_PER_RUN = 300;
+let valuesCompared = 0;
+
+describe.skipIf(!phpAvailable())('PHP session decoder against PHP itself', () => {
+  const seed = testSeed();
+  let generated: SpawnSyncReturns<string>;
+  let lines: GeneratedLine[] = [];
+  // In a hook, not the describe body: that body runs even when the suite is skipped for lack of PHP.
+  beforeAll(() => {
+    generated = spawnSync('php', [`${phpFixtures}generate-sessions.php`, String(seed), String(SESSIONS_PER_RUN)], {
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    lines = generated.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as GeneratedLine);
+  });
+
+  it(`PHP generated ${SESSIONS_PER_RUN} sessions (seed ${seed})`, () => {
+    expect(generated.stderr).toBe('');
+    expect(lines).toHaveLength(SESSIONS_PER_RUN);
+  });
+
+  for (const format of SESSION_FORMATS) {
+    it(`decodes every ${format} session exactly as PHP's session_decode did (seed ${seed}; rerun with TEST_SEED=${seed})`, () => {
+      let compared = 0;
+      valuesCompared = 0;
+      for (const line of lines) {
+        const { data, canon } = line[format];
+        const decoded = decodePhpSession(Buffer.from(data, 'base64'), format);
+        const mismatch = differ(canon, sessionAsArray(decoded.vars), `session ${line.n}`);
+        expect(mismatch, `seed ${seed}, ${format}`).toBeUndefined();
+        compared += 1;
+      }
+      expect(compared).toBe(SESSIONS_PER_RUN);
+      console.log(`[php decoder] ${format}: ${compared} sessions, ${valuesCompared} values and keys equal to PHP's (seed ${seed})`);
+    });
+  }
+});
+
+function sessionAsArray(vars: Map<string, PhpValue>): PhpValue {
+  return new Map(vars);
+}
+
+/** Where `value` differs from PHP's canonical view, or undefined. Ints and floats are both JS numbers: compared by value, exactly. */
+function differ(expected: Canon, value: PhpValue, path: string): string | undefined {
+  valuesCompared += 1;
+  const fail = (what: string) => `${path}: expected ${JSON.stringify(expected)}, got ${what}`;
+  if (expected === null || typeof expected === 'boolean') return value === expected ? undefined : fail(typeof value);
+  if ('i' in expected) {
+    if (typeof value === 'bigint' || (typeof value === 'number' && Number.isSafeInteger(value) && !Object.is(value, -0))) {
+      return String(value) === expected.i ? undefined : fail(String(value));
+    }
+    return fail(typeof value);
+  }
+  if ('d' in expected) {
+    if (typeof value !== 'number') return fail(typeof value);
+    if (expected.d === 'NAN') return Number.isNaN(value) ? undefined : fail(String(value));
+    const bits = Buffer.alloc(8);
+    bits.writeDoubleBE(value);
+    return bits.toString('hex') === expected.d ? undefined : fail(`${value} (${bits.toString('hex')})`);
+  }
+  if ('s' in expected) {
+    const text = new TextDecoder('utf-8', { ignoreBOM: true }).decode(Buffer.from(expected.s, 'hex'));
+    return value === text ? undefined : fail(JSON.stringify(value));
+  }
+  if ('e' in expected) {
+    return typeof value === 'object' && value !== null && !(value instanceof Map) && value.kind === 'enum' && `${value.className}:${value.caseName}` === expected.e
+      ? undefined
+      : fail('not that enum');
+  }
+  if ('a' in expected) {
+    if (!(value instanceof Map)) return fail('not an array');
+    return pairs(expected.a, [...value], path);
+  }
+  if (!isPhpObject(value) || value.className !== expected.o) return fail('not that object');
+  return pairs(expected.p, [...value.properties], path);
+}
+
+function pairs(expected: [Canon, Canon][], actual: [PhpValue, PhpValue][], path: string): string | undefined {
+  if (expected.length !== actual.length) return `${path}: expected ${expected.length} elements, got ${actual.length}`;
+  for (const [index, [key, value]] of expected.entries()) {
+    const [actualKey, actualValue] = actual[index] ?? [];
+    const keyPath = `${path}[${index}]`;
+    const problem = differ(key, actualKey ?? null, `${keyPath} key`) ?? differ(value, actualValue ?? null, keyPath);
+    if (problem) return problem;
+  }
+  return undefined;
+}

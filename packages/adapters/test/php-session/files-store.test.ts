@@ -1,0 +1,267 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { chown, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SessionUnavailableError } from '@cotizaciones/core';
+import { phpSessions, type PhpSessionProblem, type PhpSessionsOptions } from '../../src/php-session.js';
+import { iniFlags, phpAvailable, phpFixtures, phpServer, type PhpServer } from '../../src/testing/php-server.js';
+
+interface Shown {
+  id: string;
+  session: Record<string, unknown> | null;
+}
+
+const SIGNED_IN = { id: '9007199254740993', nombre: 'Ana Núñez' };
+
+describe.skipIf(!phpAvailable())('PHP sessions in files, written by a real PHP', () => {
+  for (const { format, savePath } of [
+    { format: 'php', savePath: (dir: string) => dir },
+    { format: 'php_binary', savePath: (dir: string) => `2;0600;${dir}` },
+    { format: 'php_serialize', savePath: (dir: string) => dir },
+  ] as const) {
+    describe(`${format}, save path ${savePath('DIR')}`, () => {
+      let dir: string;
+      let php: PhpServer;
+      const problems: PhpSessionProblem[] = [];
+      const sessions = (options: Partial<PhpSessionsOptions> = {}) =>
+        phpSessions({
+          saveHandler: 'files',
+          savePath: savePath(dir),
+          serializeHandler: format,
+          activityKey: 'LAST_ACTIVITY',
+          idleSeconds: 1800,
+          onProblem: (problem) => problems.push(problem),
+          ...options,
+        });
+      const fileOf = (id: string) => (savePath(dir) === dir ? join(dir, `sess_${id}`) : join(dir, id[0]!, id[1]!, `sess_${id}`));
+
+      beforeAll(async () => {
+        dir = await mkdtemp(join(tmpdir(), 'php-sess-'));
+        if (savePath(dir) !== dir) {
+          // PHP does not create the sub-folders of "N;MODE;/dir": the admin does (PHP ships mod_files.sh for it).
+          const alphabet = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789,-';
+          await Promise.all([...alphabet].flatMap((a) => [...alphabet].map((b) => mkdir(join(dir, a, b), { recursive: true }))));
+        }
+        php = await phpServer({ 'session.save_handler': 'files', 'session.save_path': savePath(dir), 'session.serialize_handler': format });
+      });
+      afterAll(async () => {
+        await php.stop();
+        await rm(dir, { recursive: true, force: true });
+      });
+
+      it('reads the user PHP signed in, id as its exact decimal text, and nothing after PHP signs out', async () => {
+        const { cookie } = await php.get(`session.php?action=signin&id=${SIGNED_IN.id}&nombre=${encodeURIComponent(SIGNED_IN.nombre)}`);
+        expect(cookie).toMatch(/^PHPSESSID=[A-Za-z0-9,-]{26,}$/);
+        const adapter = sessions();
+        const user = await adapter.sessionFor(`theme=dark; ${cookie}`).currentUser();
+        expect(user).toMatchObject(SIGNED_IN);
+        expect((user as unknown as { roles: Record<string, unknown> }).roles).toEqual(Object.assign(Object.create(null) as object, { 0: 'admin' }));
+
+        await php.get('session.php?action=signout', cookie);
+        expect(await adapter.sessionFor(cookie).currentUser()).toBeUndefined();
+        // Nothing was created in PHP's place.
+        await expect(stat(fileOf(cookie!.split('=')[1]!))).rejects.toMatchObject({ code: 'ENOENT' });
+        await adapter.close();
+      });
+
+      it('treats a session whose activity time is older than the idle limit as signed out, and says so without the id', async () => {
+        const { cookie } = await php.get('session.php?action=signin&id=7');
+        const id = cookie!.split('=')[1]!;
+        const now = Math.floor(Date.now() / 1000);
+        await php.get(`session.php?action=activity&at=${now - 1700}`, cookie);
+        expect(await sessions().sessionFor(cookie).currentUser()).toMatchObject({ id: '7' });
+        await php.get(`session.php?action=activity&at=${now - 1900}`, cookie);
+        problems.length = 0;
+        expect(await sessions().sessionFor(cookie).currentUser()).toBeUndefined();
+        expect(problems).toEqual([{ kind: 'idle', sessionHash: expect.stringMatching(/^[0-9a-f]{16}$/) as string }]);
+        expect(JSON.stringify(problems)).not.toContain(id);
+      });
+
+      it('moves the file modification time PHP sees (expiry touch), and a file past gc_maxlifetime is absent', async () => {
+        const { cookie } = await php.get('session.php?action=signin&id=8');
+        const id = cookie!.split('=')[1]!;
+        const mtime = async () => (await php.get<{ mtime: number }>(`expiry.php?handler=files&dir=${encodeURIComponent(dirname(fileOf(id)))}&id=${id}`)).body.mtime;
+        const past = Math.floor(Date.now() / 1000) - 600;
+        await utimes(fileOf(id), past, past);
+        expect(await mtime()).toBe(past);
+        expect(await sessions({ touch: 'none' }).sessionFor(cookie).currentUser()).toMatchObject({ id: '8' });
+        expect(await mtime()).toBe(past);
+        expect(await sessions().sessionFor(cookie).currentUser()).toMatchObject({ id: '8' });
+        expect(await mtime()).toBeGreaterThanOrEqual(past + 600);
+        // Untouched for longer than gc_maxlifetime: PHP's GC would delete it whenever it runs.
+        await utimes(fileOf(id), past, past);
+        expect(await sessions({ gcMaxLifetimeSeconds: 599 }).sessionFor(cookie).currentUser()).toBeUndefined();
+        expect(await mtime()).toBe(past);
+      });
+    });
+  }
+
+  describe('beside a PHP process rewriting the same session', () => {
+    let dir: string;
+    let php: PhpServer;
+    beforeAll(async () => {
+      dir = await mkdtemp(join(tmpdir(), 'php-sess-'));
+      php = await phpServer({ 'session.save_handler': 'files', 'session.save_path': dir });
+    });
+    afterAll(async () => {
+      await php.stop();
+      await rm(dir, { recursive: true, force: true });
+    });
+
+    it('never answers signed out while PHP truncates and rewrites the file under its lock (2 000 reads)', async () => {
+      const { cookie } = await php.get('session.php?action=signin&id=11');
+      const id = cookie!.split('=')[1]!;
+      const stopFile = join(dir, 'stop-writer');
+      const writer = spawn('php', [...iniFlags({ 'session.save_handler': 'files', 'session.save_path': dir }), `${phpFixtures}writer.php`, id, stopFile], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      // Listened for from the start: the writer may end on its own (its safety deadline) before it is told to.
+      const exited = once(writer, 'exit');
+      let output = '';
+      writer.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      const problems: PhpSessionProblem[] = [];
+      const adapter = phpSessions({ saveHandler: 'files', savePath: dir, touch: 'none', onProblem: (problem) => problems.push(problem) });
+      // Once PHP is writing (the counter appears), read as fast as possible.
+      while ((await counterOf(dir, id)) === 0) {
+        const user = await adapter.sessionFor(cookie).currentUser();
+        expect({ user, problems }).toMatchObject({ user: { id: '11' }, problems: [] });
+      }
+      let signedOut = 0;
+      const started = performance.now();
+      for (let i = 0; i < 2_000; i += 1) {
+        if ((await adapter.sessionFor(cookie).currentUser()) === undefined) signedOut += 1;
+      }
+      const elapsed = performance.now() - started;
+      await writeFile(stopFile, '');
+      await exited;
+      const { rounds } = JSON.parse(output) as { rounds: number; lost: number };
+      console.log(`[php files] 2 000 reads in ${elapsed.toFixed(0)} ms while PHP rewrote the session (${rounds} rewrites in all)`);
+      expect(rounds).toBeGreaterThan(10);
+      expect({ signedOut, problems }).toEqual({ signedOut: 0, problems: [] });
+      // 1.2 s on an idle machine; up to 16 s seen with CI's suites running beside it.
+    }, 120_000);
+  });
+
+  describe('what it refuses to read', () => {
+    let dir: string;
+    let php: PhpServer;
+    beforeAll(async () => {
+      dir = await mkdtemp(join(tmpdir(), 'php-sess-'));
+      php = await phpServer({ 'session.save_handler': 'files', 'session.save_path': dir });
+    });
+    afterAll(async () => {
+      await php.stop();
+      await rm(dir, { recursive: true, force: true });
+    });
+
+    it('hostile ids touch no file: a valid session planted where the id would lead is neither read nor touched', async () => {
+      const valid = (await php.get<Shown>('session.php?action=signin&id=12')).cookie!.split('=')[1]!;
+      const data = await readFile(join(dir, `sess_${valid}`));
+      const past = new Date(Math.floor(Date.now() / 1000 - 60) * 1000);
+      // Where "../../etc/passwd", a 21-character id and a non-alphabet id would lead if used.
+      await mkdir(join(dir, 'sess_..'));
+      await mkdir(join(dir, 'etc'));
+      const planted = [join(dir, 'etc', 'passwd'), join(dir, `sess_${'a'.repeat(21)}`), join(dir, `sess_${'a'.repeat(25)}.b`), join(dir, `sess_${'a'.repeat(26)} `)];
+      for (const file of planted) {
+        await writeFile(file, data);
+        await utimes(file, past, past);
+      }
+      const listing = async () => (await readdir(dir, { recursive: true })).sort();
+      const before = await listing();
+      const adapter = phpSessions({ saveHandler: 'files', savePath: dir });
+      for (const id of ['../../etc/passwd', 'a'.repeat(21), `${'a'.repeat(25)}.b`, `${'a'.repeat(26)} `, 'x'.repeat(300), `${'a'.repeat(26)}%00`, '%2e%2e%2fetc%2fpasswd']) {
+        expect(await adapter.sessionFor(`PHPSESSID=${encodeURIComponent(id)}`).currentUser(), id).toBeUndefined();
+        expect(await adapter.sessionFor(`PHPSESSID=${id}`).currentUser(), id).toBeUndefined();
+      }
+      expect(await listing()).toEqual(before);
+      for (const file of planted) expect((await stat(file)).mtimeMs).toBe(past.getTime());
+      // The same data under a valid id is read: the refusals above were the id's.
+      expect(await adapter.sessionFor(`PHPSESSID=${valid}`).currentUser()).toMatchObject({ id: '12' });
+    });
+
+    it('refuses a planted symlink or a file owned by another user, as PHP does', async () => {
+      const valid = (await php.get<Shown>('session.php?action=signin&id=13')).cookie!.split('=')[1]!;
+      const problems: PhpSessionProblem[] = [];
+      const adapter = phpSessions({ saveHandler: 'files', savePath: dir, onProblem: (problem) => problems.push(problem) });
+      const linked = 'L'.repeat(26);
+      await symlink(join(dir, `sess_${valid}`), join(dir, `sess_${linked}`));
+      expect(await adapter.sessionFor(`PHPSESSID=${linked}`).currentUser()).toBeUndefined();
+      const foreign = 'F'.repeat(26);
+      await writeFile(join(dir, `sess_${foreign}`), 'user|a:1:{s:2:"id";i:1;}');
+      await chown(join(dir, `sess_${foreign}`), 4242, 4242);
+      expect(await adapter.sessionFor(`PHPSESSID=${foreign}`).currentUser()).toBeUndefined();
+      expect(problems.map((problem) => problem.kind)).toEqual(['not-a-regular-file', 'foreign-owner']);
+      expect(problems[1]?.detail).toBe(`owned by uid 4242, the service runs as uid ${process.geteuid!()}: run it as the PHP user`);
+    });
+
+    it('an undecodable, empty or oversized file is no user, reported by hash', async () => {
+      const problems: PhpSessionProblem[] = [];
+      const adapter = phpSessions({ saveHandler: 'files', savePath: dir, maxBytes: 64, onProblem: (problem) => problems.push(problem) });
+      const cases = { U: 'user|a:1:{s:2:"id";i:1;', E: '', O: `user|s:100:"${'x'.repeat(100)}";` };
+      for (const [letter, content] of Object.entries(cases)) {
+        await writeFile(join(dir, `sess_${letter.repeat(26)}`), content);
+        expect(await adapter.sessionFor(`PHPSESSID=${letter.repeat(26)}`).currentUser()).toBeUndefined();
+      }
+      expect(problems.map((problem) => problem.kind)).toEqual(['undecodable', 'empty', 'oversized']);
+      expect(JSON.stringify(problems)).not.toContain('U'.repeat(26));
+    });
+
+    it('when the file times cannot be set (not the owner: EPERM), says so once and keeps answering', async () => {
+      const id = 'P'.repeat(26);
+      const file = join(dir, `sess_${id}`);
+      await writeFile(file, 'user|a:1:{s:2:"id";i:14;}');
+      // An immutable file refuses utimes with EPERM even to root, as a file of another owner does to a non-root service.
+      execFileSync('chattr', ['+i', file]);
+      try {
+        const problems: PhpSessionProblem[] = [];
+        const adapter = phpSessions({ saveHandler: 'files', savePath: dir, onProblem: (problem) => problems.push(problem) });
+        for (let i = 0; i < 3; i += 1) expect(await adapter.sessionFor(`PHPSESSID=${id}`).currentUser()).toMatchObject({ id: '14' });
+        expect(problems).toEqual([{ kind: 'touch-refused', detail: expect.stringMatching(/^EPERM: .*run the service as the PHP user/) as string }]);
+      } finally {
+        execFileSync('chattr', ['-i', file]);
+      }
+    });
+
+    it('reads a user kept as an object, private id included, as plain data with no prototype games', async () => {
+      const id = 'O'.repeat(26);
+      await writeFile(
+        join(dir, `sess_${id}`),
+        'user|O:4:"User":3:{s:8:"\0User\0id";i:9007199254740993;s:9:"__proto__";a:1:{s:5:"admin";b:1;}s:7:"\0*\0tags";a:1:{i:0;s:1:"x";}}',
+      );
+      const user = await phpSessions({ saveHandler: 'files', savePath: dir }).sessionFor(`PHPSESSID=${id}`).currentUser();
+      expect(user?.id).toBe('9007199254740993');
+      expect(Object.getPrototypeOf(user)).toBe(Object.prototype);
+      expect((user as unknown as { admin?: unknown }).admin).toBeUndefined();
+      expect(Object.keys(user!)).toEqual(['id', '__proto__', 'tags']);
+    });
+
+    it('an id of valid characters too long for a file name (256) is no session, not an outage', async () => {
+      const adapter = phpSessions({ saveHandler: 'files', savePath: dir });
+      expect(await adapter.sessionFor(`PHPSESSID=${'z'.repeat(256)}`).currentUser()).toBeUndefined();
+    });
+
+    it('a missing session directory is an outage (503), not a sign-out; back, it works', async () => {
+      const gone = join(dir, 'not-yet');
+      const adapter = phpSessions({ saveHandler: 'files', savePath: gone });
+      await expect(adapter.sessionFor(`PHPSESSID=${'a'.repeat(26)}`).currentUser()).rejects.toBeInstanceOf(SessionUnavailableError);
+      await expect(adapter.ping()).rejects.toBeInstanceOf(SessionUnavailableError);
+      await mkdir(gone);
+      expect(await adapter.sessionFor(`PHPSESSID=${'a'.repeat(26)}`).currentUser()).toBeUndefined();
+      await adapter.ping();
+    });
+
+    it('refuses touch "activity" with files at construction, with a line the server can print', () => {
+      expect(() => phpSessions({ saveHandler: 'files', savePath: dir, touch: 'activity', activityKey: 'LAST_ACTIVITY', idleSeconds: 60 })).toThrow(
+        /PHP_SESSION_TOUCH=activity is not supported with the files handler/,
+      );
+    });
+  });
+});
+
+async function counterOf(dir: string, id: string): Promise<number> {
+  const data = await readFile(join(dir, `sess_${id}`), 'latin1');
+  const match = /counter\|i:(\d+);/.exec(data);
+  return match ? Number(match[1]) : 0;
+}

@@ -1,0 +1,236 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SessionUnavailableError } from '@cotizaciones/core';
+import { decodePhpSession, phpSessions, type PhpSessionProblem, type PhpSessionsOptions } from '../../src/php-session.js';
+import { freePort, iniFlags, phpAvailable, phpFixtures, phpServer, type PhpServer } from '../../src/testing/php-server.js';
+import { redisProcess, redisServerAvailable } from '../../src/testing/redis-process.js';
+
+interface Shown {
+  id: string;
+  session: Record<string, unknown> | null;
+}
+
+const DATABASE = 2;
+const PREFIX = 'app1_';
+
+describe.skipIf(!phpAvailable() || !redisServerAvailable())('PHP sessions in Redis (phpredis), written by a real PHP', () => {
+  let server: ReturnType<typeof redisProcess>;
+  let redis: Redis;
+  let savePath: string;
+  const phps: PhpServer[] = [];
+  let scratch: string;
+
+  beforeAll(async () => {
+    server = redisProcess(await freePort());
+    await server.start();
+    redis = new Redis(`${server.url}/${DATABASE}`);
+    savePath = `tcp://127.0.0.1:${new URL(server.url).port}?prefix=${PREFIX}&database=${DATABASE}&timeout=2`;
+    scratch = await mkdtemp(join(tmpdir(), 'php-sess-redis-'));
+  });
+  afterAll(async () => {
+    await Promise.all(phps.map((php) => php.stop()));
+    redis.disconnect();
+    await server.stop();
+    await rm(scratch, { recursive: true, force: true });
+  });
+
+  const start = async (format: 'php' | 'php_serialize' | 'php_binary') => {
+    const php = await phpServer({ 'session.save_handler': 'redis', 'session.save_path': savePath, 'session.serialize_handler': format });
+    phps.push(php);
+    return php;
+  };
+  const adapterFor = (format: 'php' | 'php_serialize' | 'php_binary', problems: PhpSessionProblem[] = [], options: Partial<PhpSessionsOptions> = {}) =>
+    phpSessions({
+      saveHandler: 'redis',
+      savePath,
+      serializeHandler: format,
+      activityKey: 'LAST_ACTIVITY',
+      idleSeconds: 1800,
+      onProblem: (problem) => problems.push(problem),
+      ...options,
+    });
+  const keyOf = (cookie: string | undefined) => `${PREFIX}${cookie!.split('=')[1]!}`;
+
+  for (const format of ['php', 'php_serialize', 'php_binary'] as const) {
+    describe(format, () => {
+      it('reads the user PHP signed in and nothing after PHP signs out; creates no key', async () => {
+        const php = await start(format);
+        const adapter = adapterFor(format);
+        await adapter.ready(2_000);
+        const { cookie } = await php.get('session.php?action=signin&id=9007199254740993');
+        expect(await adapter.sessionFor(cookie).currentUser()).toMatchObject({ id: '9007199254740993', nombre: 'Ana Núñez' });
+        await php.get('session.php?action=signout', cookie);
+        expect(await adapter.sessionFor(cookie).currentUser()).toBeUndefined();
+        expect(await redis.exists(keyOf(cookie))).toBe(0);
+        await adapter.close();
+      });
+
+      it('idle past the limit is signed out; the expiry touch moves the TTL PHP sees', async () => {
+        const php = await start(format);
+        const problems: PhpSessionProblem[] = [];
+        const adapter = adapterFor(format, problems);
+        await adapter.ready(2_000);
+        const { cookie } = await php.get('session.php?action=signin&id=21');
+        const key = keyOf(cookie);
+        const ttl = async () => (await php.get<{ ttl: number }>(`expiry.php?handler=redis&port=${new URL(server.url).port}&db=${DATABASE}&key=${key}`)).body.ttl;
+        await redis.expire(key, 100);
+        expect(await ttl()).toBeLessThanOrEqual(100);
+        expect(await adapter.sessionFor(cookie).currentUser()).toMatchObject({ id: '21' });
+        expect(await ttl()).toBeGreaterThan(1400);
+        await php.get(`session.php?action=activity&at=${Math.floor(Date.now() / 1000) - 1900}`, cookie);
+        await redis.expire(key, 100);
+        expect(await adapter.sessionFor(cookie).currentUser()).toBeUndefined();
+        expect(problems.map((problem) => problem.kind)).toEqual(['idle']);
+        // An idle session is not kept alive.
+        expect(await ttl()).toBeLessThanOrEqual(100);
+        await adapter.close();
+      });
+    });
+  }
+
+  it('activity touch rewrites only the activity value, byte for byte, and PHP reads the session back intact', async () => {
+    for (const format of ['php', 'php_serialize', 'php_binary'] as const) {
+      const php = await start(format);
+      const { cookie } = await php.get('session.php?action=signin&id=31');
+      const key = keyOf(cookie);
+      const nowSeconds = Math.floor(Date.now() / 1000);
+      const { body: before } = await php.get<Shown>(`session.php?action=activity&at=${nowSeconds - 100}`, cookie);
+      const rawBefore = (await redis.getBuffer(key))!;
+      await redis.expire(key, 100);
+      const adapter = adapterFor(format, [], { touch: 'activity', now: () => nowSeconds * 1000 });
+      await adapter.ready(2_000);
+      expect(await adapter.sessionFor(cookie).currentUser()).toMatchObject({ id: '31' });
+      const rawAfter = (await redis.getBuffer(key))!;
+      const span = decodePhpSession(rawBefore, format).spans.get('LAST_ACTIVITY')!;
+      expect(rawAfter.toString('latin1')).toBe(
+        rawBefore.subarray(0, span.start).toString('latin1') + `i:${nowSeconds};` + rawBefore.subarray(span.end).toString('latin1'),
+      );
+      expect(await redis.ttl(key)).toBeGreaterThan(1400);
+      const { body: after } = await php.get<Shown>('session.php?action=show', cookie);
+      expect(after.session).toEqual({ ...before.session, LAST_ACTIVITY: nowSeconds });
+      await adapter.close();
+    }
+  });
+
+  it('activity touch yields to concurrent PHP writes: no PHP write is ever lost', async () => {
+    const php = await start('php');
+    const { cookie } = await php.get('session.php?action=signin&id=41');
+    const id = cookie!.split('=')[1]!;
+    let clock = Math.floor(Date.now() / 1000);
+    const adapter = adapterFor('php', [], { touch: 'activity', now: () => (clock += 1) * 1000, idleSeconds: 10 ** 9 });
+    await adapter.ready(2_000);
+    const stopFile = join(scratch, 'stop-writer');
+    const writer = spawn(
+      'php',
+      [...iniFlags({ 'session.save_handler': 'redis', 'session.save_path': savePath, 'session.serialize_handler': 'php' }), `${phpFixtures}writer.php`, id, stopFile],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    // Listened for from the start: the writer may end on its own (its safety deadline) before it is told to.
+    const exited = once(writer, 'exit');
+    let output = '';
+    writer.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    writer.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const counter = async () => Number(/counter\|i:(\d+);/.exec((await redis.get(keyOf(cookie))) ?? '')?.[1] ?? 0);
+    const deadline = Date.now() + 10_000;
+    while ((await counter()) === 0) {
+      if (Date.now() > deadline) throw new Error(`PHP's writer did not start: ${output}`);
+      await adapter.sessionFor(cookie).currentUser();
+    }
+    for (let i = 0; i < 1_000; i += 1) {
+      if (Date.now() > deadline + 20_000) throw new Error(`stuck after ${i} reads: ${output}`);
+      expect(await adapter.sessionFor(cookie).currentUser()).toMatchObject({ id: '41' });
+    }
+    await writeFile(stopFile, '');
+    await exited;
+    const { rounds, lost } = JSON.parse(output) as { rounds: number; lost: number };
+    expect(rounds).toBeGreaterThan(10);
+    expect(lost).toBe(0);
+    // The adapter did write between PHP's writes (the activity time moved past the sign-in's).
+    const session = decodePhpSession((await redis.getBuffer(keyOf(cookie)))!, 'php').vars;
+    expect(session.get('counter')).toBe(rounds);
+    await adapter.sessionFor(cookie).currentUser();
+    expect(decodePhpSession((await redis.getBuffer(keyOf(cookie)))!, 'php').vars.get('LAST_ACTIVITY')).toBe(clock);
+    await adapter.close();
+  }, 60_000);
+
+  it('hostile ids send no command at all to Redis', async () => {
+    const adapter = adapterFor('php');
+    await adapter.ready(2_000);
+    const monitor = await new Redis(server.url).monitor();
+    const seen: string[][] = [];
+    monitor.on('monitor', (_time: string, args: string[]) => seen.push(args));
+    const valid = 'v'.repeat(26);
+    await redis.set(`${PREFIX}${valid}`, `user|a:1:{s:2:"id";i:1;}LAST_ACTIVITY|i:${Math.floor(Date.now() / 1000)};`);
+    // A valid id before and after: its commands show the monitor was live all along.
+    expect(await adapter.sessionFor(`PHPSESSID=${valid}`).currentUser()).toMatchObject({ id: '1' });
+    for (const id of ['../../etc/passwd', 'x'.repeat(300), 'a'.repeat(21), `${'a'.repeat(25)}*`, `${'a'.repeat(25)}\r\nFLUSHALL`, `${'a'.repeat(26)} `]) {
+      expect(await adapter.sessionFor(`PHPSESSID=${encodeURIComponent(id)}`).currentUser()).toBeUndefined();
+    }
+    expect(await adapter.sessionFor(`PHPSESSID=${valid}`).currentUser()).toMatchObject({ id: '1' });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    monitor.disconnect();
+    const adapterCommands = seen.filter((args) => args.some((arg) => arg.startsWith(PREFIX)) && args[0] !== 'set');
+    expect(adapterCommands.map((args) => args.join(' '))).toEqual([
+      `get ${PREFIX}${valid}`,
+      `expire ${PREFIX}${valid} 1440`,
+      `get ${PREFIX}${valid}`,
+      `expire ${PREFIX}${valid} 1440`,
+    ]);
+    expect(seen.filter((args) => args.some((arg) => /etc|xxxxx|FLUSHALL|\*/.test(arg)))).toEqual([]);
+    await adapter.close();
+  });
+
+  it('Redis stopped: SessionUnavailableError (503) and ping rejects; back: works again', async () => {
+    const php = await start('php');
+    const { cookie } = await php.get('session.php?action=signin&id=51');
+    const adapter = adapterFor('php');
+    await adapter.ready(2_000);
+    expect(await adapter.sessionFor(cookie).currentUser()).toMatchObject({ id: '51' });
+    await server.stop();
+    await expect(adapter.sessionFor(cookie).currentUser()).rejects.toBeInstanceOf(SessionUnavailableError);
+    await expect(adapter.ping()).rejects.toBeInstanceOf(SessionUnavailableError);
+    await server.start();
+    // The data went with the stopped server (no persistence): sign in again through PHP.
+    await adapter.ready(5_000).catch(() => undefined);
+    for (let i = 0; ; i += 1) {
+      try {
+        await adapter.ping();
+        break;
+      } catch (error) {
+        if (i > 100) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
+    const again = await php.get('session.php?action=signin&id=52');
+    expect(await adapter.sessionFor(again.cookie).currentUser()).toMatchObject({ id: '52' });
+    await adapter.close();
+  }, 30_000);
+
+  it('with a password, over a unix socket: PHP signs in over TCP with ?auth=, the adapter reads over unix:// with the same auth', async () => {
+    const socket = join(scratch, 'redis.sock');
+    const guarded = redisProcess(await freePort(), ['--requirepass', 'pa ss&word', '--unixsocket', socket, '--unixsocketperm', '700']);
+    await guarded.start();
+    try {
+      const tcp = `tcp://127.0.0.1:${new URL(guarded.url).port}?auth=${encodeURIComponent('pa ss&word')}`;
+      const php = await phpServer({ 'session.save_handler': 'redis', 'session.save_path': tcp });
+      phps.push(php);
+      const { cookie } = await php.get('session.php?action=signin&id=71');
+      const adapter = phpSessions({ saveHandler: 'redis', savePath: `unix://${socket}?auth=${encodeURIComponent('pa ss&word')}` });
+      await adapter.ready(2_000);
+      expect(await adapter.sessionFor(cookie).currentUser()).toMatchObject({ id: '71' });
+      expect(adapter.describe()).not.toContain('pa ss');
+      await adapter.close();
+      const wrong = phpSessions({ saveHandler: 'redis', savePath: `unix://${socket}?auth=wrong`, onConnectionError: () => undefined });
+      await expect(wrong.ready(1_000)).rejects.toBeInstanceOf(SessionUnavailableError);
+      await expect(wrong.sessionFor(cookie).currentUser()).rejects.toBeInstanceOf(SessionUnavailableError);
+      await wrong.close();
+    } finally {
+      await guarded.stop();
+    }
+  });
+});

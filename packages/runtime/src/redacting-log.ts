@@ -1,0 +1,46 @@
+import { pino, type Logger } from 'pino';
+import type { StdoutSink } from './stdout-sink.js';
+
+/** The log every channel writes: JSON lines (pino's interface). */
+export type Log = Pick<Logger, 'info' | 'warn' | 'error' | 'debug' | 'fatal'> & { child: Logger['child'] };
+
+const MAX_MESSAGE = 300;
+
+/**
+ * What the log keeps of an error: name, message (bounded) and code. Never its other
+ * properties: Node's parser errors carry `rawPacket`, the request's raw bytes with its
+ * Cookie and Authorization headers; client libraries attach requests and responses.
+ */
+export function errorSummary(error: unknown): { name?: string; message: string; code?: string } {
+  if (!(error instanceof Error)) return { message: bounded(String(error)) };
+  const code = (error as { code?: unknown }).code;
+  return { name: error.name, message: bounded(error.message), ...(typeof code === 'string' ? { code: bounded(code) } : {}) };
+}
+
+function bounded(text: string): string {
+  return text.length > MAX_MESSAGE ? `${text.slice(0, MAX_MESSAGE)}…` : text;
+}
+
+/** JSON lines; secrets that may ride along in logged objects are redacted, errors reduced to {@link errorSummary}. */
+export function createLog(level: string, destination: NodeJS.WritableStream | StdoutSink = process.stdout): Log {
+  return pino(
+    {
+      level,
+      base: null,
+      serializers: { err: errorSummary, error: errorSummary },
+      redact: {
+        paths: [
+          'token',
+          '*.token',
+          'req.headers.authorization',
+          'req.headers.cookie',
+          'res.headers["set-cookie"]',
+          'headers.authorization',
+          'headers.cookie',
+        ],
+        censor: '[redacted]',
+      },
+    },
+    destination,
+  );
+}
