@@ -65,8 +65,12 @@ export async function phpServer(ini: Record<string, string>) {
     async stop() {
       process.off('exit', killOnExit);
       if (child.exitCode !== null) return;
+      const exited = once(child, 'exit');
       child.kill('SIGTERM');
-      await once(child, 'exit');
+      // php -S dies at once on SIGTERM; a machine too loaded to let it run gets SIGKILL rather than a hung hook.
+      const stubborn = setTimeout(() => child.kill('SIGKILL'), 3_000);
+      await exited;
+      clearTimeout(stubborn);
     },
   };
 }

@@ -41,10 +41,16 @@ describe.skipIf(!phpAvailable())('PHP sessions in files, written by a real PHP',
         dir = await mkdtemp(join(tmpdir(), 'php-sess-'));
         if (savePath(dir) !== dir) {
           // PHP does not create the sub-folders of "N;MODE;/dir": the admin does (PHP ships mod_files.sh for it).
-          const alphabet = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789,-';
+          // Hexadecimal ids (4 bits a character) need 16 × 16 of them, not the 64 × 64 of the widest alphabet.
+          const alphabet = '0123456789abcdef';
           await Promise.all([...alphabet].flatMap((a) => [...alphabet].map((b) => mkdir(join(dir, a, b), { recursive: true }))));
         }
-        php = await phpServer({ 'session.save_handler': 'files', 'session.save_path': savePath(dir), 'session.serialize_handler': format });
+        php = await phpServer({
+          'session.save_handler': 'files',
+          'session.save_path': savePath(dir),
+          'session.serialize_handler': format,
+          ...(savePath(dir) === dir ? {} : { 'session.sid_bits_per_character': '4' }),
+        });
       });
       afterAll(async () => {
         await php.stop();
