@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, phpAvailable, phpServer, redisProcess, redisServerAvailable, type PhpServer, type RedisProcess } from '@cotizaciones/adapters/testing';
+import { freePort, phpAvailable, phpServer, redisCommandsDuring, redisProcess, redisServerAvailable, type PhpServer, type RedisProcess } from '@cotizaciones/adapters/testing';
 import { expectAnswer } from './support/contract-headers.js';
 import { FIELD_PATH, ITEM_PATH, form, startService, type TestService } from './support/service.js';
 import { until } from './support/until.js';
@@ -272,15 +272,7 @@ describe.skipIf(!phpAvailable() || !redisServerAvailable())('the service beside 
             return JSON.stringify(await Promise.all(keys.map(async (key) => [key, await redis.get(key)])));
           },
           async commandsDuring(during) {
-            const monitor = await redis.monitor();
-            const seen: string[] = [];
-            monitor.on('monitor', (_time: string, args: string[]) => seen.push(args.join(' ')));
-            await during();
-            // A marker command: once MONITOR shows it, every command before it has been shown too.
-            await redis.echo('phpwire-marker');
-            await until(() => seen.some((line) => line.includes('phpwire-marker')), 5_000);
-            monitor.disconnect();
-            return seen.filter((line) => !line.includes('phpwire-marker'));
+            return (await redisCommandsDuring(`${server.url}/${DATABASE}`, during)).map((args) => args.join(' '));
           },
         },
       });

@@ -11,6 +11,7 @@ export { dropTable } from './drop-table.js';
 export { runSql } from './run-sql.js';
 export { oldActivityTableSql } from './old-activity-table.js';
 export { freePort, iniFlags, phpAvailable, phpFixtures, phpServer, type PhpServer } from './php-server.js';
+export { redisCommandsDuring } from './redis-monitor.js';
 export { redisProcess, redisServerAvailable, type RedisProcess } from './redis-process.js';
 export { temporaryDirs } from './temporary-dir.js';
 export { testSeed } from './test-seed.js';

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionUnavailableError } from '@cotizaciones/core';
 import { decodePhpSession, phpSessions, type PhpSessionProblem, type PhpSessionsOptions } from '../../src/php-session.js';
 import { freePort, iniFlags, phpAvailable, phpFixtures, phpServer, type PhpServer } from '../../src/testing/php-server.js';
+import { redisCommandsDuring } from '../../src/testing/redis-monitor.js';
 import { redisProcess, redisServerAvailable } from '../../src/testing/redis-process.js';
 
 interface Shown {
@@ -161,19 +162,16 @@ describe.skipIf(!phpAvailable() || !redisServerAvailable())('PHP sessions in Red
   it('hostile ids send no command at all to Redis', async () => {
     const adapter = adapterFor('php');
     await adapter.ready(2_000);
-    const monitor = await new Redis(server.url).monitor();
-    const seen: string[][] = [];
-    monitor.on('monitor', (_time: string, args: string[]) => seen.push(args));
     const valid = 'v'.repeat(26);
     await redis.set(`${PREFIX}${valid}`, `user|a:1:{s:2:"id";i:1;}LAST_ACTIVITY|i:${Math.floor(Date.now() / 1000)};`);
-    // A valid id before and after: its commands show the monitor was live all along.
-    expect(await adapter.sessionFor(`PHPSESSID=${valid}`).currentUser()).toMatchObject({ id: '1' });
-    for (const id of ['../../etc/passwd', 'x'.repeat(300), 'a'.repeat(21), `${'a'.repeat(25)}*`, `${'a'.repeat(25)}\r\nFLUSHALL`, `${'a'.repeat(26)} `]) {
-      expect(await adapter.sessionFor(`PHPSESSID=${encodeURIComponent(id)}`).currentUser()).toBeUndefined();
-    }
-    expect(await adapter.sessionFor(`PHPSESSID=${valid}`).currentUser()).toMatchObject({ id: '1' });
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    monitor.disconnect();
+    const seen = await redisCommandsDuring(server.url, async () => {
+      // A valid id before and after: its commands show the monitor was live all along.
+      expect(await adapter.sessionFor(`PHPSESSID=${valid}`).currentUser()).toMatchObject({ id: '1' });
+      for (const id of ['../../etc/passwd', 'x'.repeat(300), 'a'.repeat(21), `${'a'.repeat(25)}*`, `${'a'.repeat(25)}\r\nFLUSHALL`, `${'a'.repeat(26)} `]) {
+        expect(await adapter.sessionFor(`PHPSESSID=${encodeURIComponent(id)}`).currentUser()).toBeUndefined();
+      }
+      expect(await adapter.sessionFor(`PHPSESSID=${valid}`).currentUser()).toMatchObject({ id: '1' });
+    });
     const adapterCommands = seen.filter((args) => args.some((arg) => arg.startsWith(PREFIX)) && args[0] !== 'set');
     expect(adapterCommands.map((args) => args.join(' '))).toEqual([
       `get ${PREFIX}${valid}`,
