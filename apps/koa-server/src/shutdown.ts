@@ -72,7 +72,8 @@ export function gracefulShutdown({ http, service, log, stdout, drainMs, timeoutM
     while (listening || http.connections().open > 0) {
       await delay(SWEEP_MS);
       await afterPoll();
-      http.closeIdle(IDLE_MS);
+      const closed = http.closeIdle(IDLE_MS);
+      if (closed > 0) log.info({ closed, idleMs: IDLE_MS }, 'closed idle connections');
     }
   };
 

@@ -69,7 +69,7 @@ async function post(url: string, cookie: string, id: number, dispatcher: Agent, 
     return { kind: 'answered', body, connection: response.headers.get('connection'), afterSigterm: at !== undefined && performance.now() > at };
   } catch (error) {
     const code = errorCode(error);
-    return code === 'ECONNREFUSED' ? { kind: 'refused' } : { kind: 'reset', error: code };
+    return code === 'ECONNREFUSED' ? { kind: 'refused' } : { kind: 'reset', error: `${code} at ${Date.now()}` };
   }
 }
 
@@ -138,7 +138,7 @@ describe('drain on SIGTERM', () => {
     server.child.kill('SIGTERM');
     await Promise.all(clients);
     const code = await exitCode(server.child);
-    if (results.some((r) => r.kind === 'reset')) console.log(server.output().split('\n').filter((l) => l.includes('accepting')).join('\n'), JSON.stringify(results.filter((r) => r.kind === 'reset')));
+    if (results.some((r) => r.kind === 'reset')) console.log(server.output().split('\n').filter((l) => /accepting|idle connections|DEBUG/.test(l)).join('\n'), JSON.stringify(results.filter((r) => r.kind === 'reset')));
     expect(results.filter((r) => r.kind === 'reset')).toEqual([]);
     const answered = results.filter((r) => r.kind === 'answered');
     expect(answered.every((r) => r.body === '{"ok":true}')).toBe(true);
