@@ -21,6 +21,7 @@ function assertServiceBuilt(): void {
 }
 const BASELINE = fileURLToPath(new URL('./baseline-forwarder.js', import.meta.url));
 const FASTIFY = fileURLToPath(new URL('./fastify-reference.js', import.meta.url));
+const KOA = fileURLToPath(new URL('./koa-reference.js', import.meta.url));
 
 export interface RunningTarget {
   readonly process: Spawned;
@@ -33,7 +34,8 @@ export interface RunningTarget {
 
 export interface Target {
   readonly name: string;
-  readonly role: 'baseline' | 'reference' | 'service';
+  /** The reference is Fastify (the "× Fastify" column); the Koa floor is the same handler on Koa. */
+  readonly role: 'baseline' | 'reference' | 'koa-floor' | 'service';
   start(upstreamUrl: string, users: number): Promise<RunningTarget>;
 }
 
@@ -67,6 +69,23 @@ export const fastifyTarget: Target = {
     return {
       process,
       cookies: () => Promise.resolve(cookies),
+      rows: async () => Number(await (await fetch(`${process.url}/__rows`)).text()),
+      stop: async () => {
+        await process.stop();
+      },
+    };
+  },
+};
+
+/** The Fastify reference's handler on the project's own libraries (Koa, koa-session, koa-body): Koa's floor. */
+export const koaFloorTarget: Target = {
+  name: 'Koa floor: Koa 3 + koa-session + koa-body + pino + undici',
+  role: 'koa-floor',
+  async start(upstreamUrl, users) {
+    const process = await spawnServer(KOA, [], { UPSTREAM_BASE_URL: upstreamUrl, SESSION_KEYS: SESSION_KEY, UPSTREAM_TOKEN: 'bench-token' });
+    return {
+      process,
+      cookies: () => Promise.resolve(signedCookies(users)),
       rows: async () => Number(await (await fetch(`${process.url}/__rows`)).text()),
       stop: async () => {
         await process.stop();

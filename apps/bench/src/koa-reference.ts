@@ -1,0 +1,93 @@
+// The Fastify reference's handler on this project's chosen libraries, written plainly: Koa 3,
+// @koa/router, koa-session's signed cookie (the service's own cookie format), koa-body, one pino
+// line per request, undici to the upstream, the same batched in-memory log. None of the service's
+// own work (its middleware, the core's use case, metrics, the SQLite log): what the Koa stack alone
+// costs, so the distance from the service to Fastify can be split into Koa's share and ours.
+import Router from '@koa/router';
+import Koa from 'koa';
+import { koaBody } from 'koa-body';
+import session from 'koa-session';
+import { pino } from 'pino';
+import { Pool } from 'undici';
+import { phpIntCast } from '@cotizaciones/core';
+import { batchedLog } from './batched-log.js';
+
+const UPSTREAM = process.env.UPSTREAM_BASE_URL ?? '';
+const SECRET = process.env.SESSION_KEYS ?? '';
+const TOKEN = process.env.UPSTREAM_TOKEN ?? 'bench-token';
+const PATH = '/cotizaciones/api/update_cotizacion_api.php';
+const IDLE_MS = 30 * 60_000;
+const HEADERS = {
+  'Content-Type': 'application/json; charset=UTF-8',
+  'Cache-Control': 'no-store, no-cache, must-revalidate, max-age=0',
+  Pragma: 'no-cache',
+  Expires: '0',
+  'X-Content-Type-Options': 'nosniff',
+};
+
+interface SessionData {
+  user?: { id?: string | number };
+  seenAt?: number;
+}
+
+const pool = new Pool(UPSTREAM, { connections: 256, keepAliveTimeout: 4_000 });
+const activityLog = batchedLog();
+const log = pino();
+
+const app = new Koa();
+app.keys = [SECRET];
+app.use(async (ctx, next) => {
+  const started = performance.now();
+  await next();
+  log.info({ req: { method: ctx.method, url: ctx.url }, res: { statusCode: ctx.status }, responseTime: performance.now() - started }, 'request completed');
+});
+app.use(session({ key: 'cotizaciones.sid', maxAge: 8 * 3_600_000, signed: true, httpOnly: true, sameSite: 'lax' }, app));
+
+const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+const router = new Router();
+router.get('/__rows', (ctx) => {
+  ctx.body = String(activityLog.count());
+});
+router.all(PATH, koaBody(), async (ctx) => {
+  ctx.set(HEADERS);
+  if (ctx.method !== 'POST') {
+    ctx.status = 405;
+    ctx.set('Allow', 'POST');
+    ctx.body = '{"ok":false,"msg":"Método no permitido."}';
+    ctx.type = HEADERS['Content-Type'];
+    return;
+  }
+  const data = ctx.session as SessionData | null;
+  const userId = data?.user?.id;
+  if (!userId || Date.now() - (data.seenAt ?? 0) > IDLE_MS) {
+    ctx.body = '{"ok":false,"msg":"No autenticado"}';
+    ctx.type = HEADERS['Content-Type'];
+    return;
+  }
+  const form = (ctx.request.body ?? {}) as Record<string, unknown>;
+  const id = text(form.id) ?? 0;
+  const field = text(form.field) ?? '';
+  const payload =
+    field === 'benef_emp'
+      ? { id, field, idEmpresa: text(form.idEmpresa) ?? 0, idUsuario: text(form.idUsuario) ?? 0 }
+      : { id, field, value: text(form.value) ?? '' };
+  const upstream = await pool.request({
+    method: 'POST',
+    path: '/api/cotizaciones/update',
+    headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${TOKEN}` },
+    body: JSON.stringify(payload),
+  });
+  const answer = (await upstream.body.json()) as { ok?: unknown };
+  const ok = answer.ok === true;
+  const entityId = phpIntCast(typeof id === 'string' ? id : '');
+  if (ok && entityId > 0n) activityLog.record({ createdAt: new Date(), eventKey: 'cotizaciones.update', entityId, userId: String(userId), details: { field } });
+  ctx.body = ok ? '{"ok":true}' : '{"ok":false,"msg":"No se pudo actualizar la cotización."}';
+  ctx.type = HEADERS['Content-Type'];
+});
+app.use(router.routes());
+
+const server = app.listen(0, '127.0.0.1', () => {
+  const address = server.address() as { port: number };
+  process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${address.port}` })}\n`);
+});
+process.on('SIGTERM', () => process.exit(0));
