@@ -4,15 +4,11 @@ import type { SessionPolicy } from '@cotizaciones/core';
 import type { ReadableActivityLogStore, SessionStore } from '@cotizaciones/adapters';
 import { mountDevRoutes } from './http/dev-routes.js';
 import { bearerMatcher } from './http/bearer-guard.js';
-import { closeUnreadBody } from './http/close-unread-body.js';
 import { crossSiteGuard } from './http/cross-site-guard.js';
 import { endpoint, postOnly, type UseCase } from './http/endpoint.js';
-import { errorHandler } from './http/error-handler.js';
 import { REJECTIONS } from './http/rejection.js';
 import type { RequestState } from './http/request-state.js';
-import { noSniff } from './http/no-sniff.js';
-import { observeRequests } from './http/observe-requests.js';
-import { requestLog } from './http/request-log.js';
+import { requestFrame } from './http/request-frame.js';
 import { replyJson } from './http/reply-json.js';
 import { phpSessionBinding, type CookieHeaderSessions } from './http/php-session-binding.js';
 import { koaSessionBinding } from './http/koa-session-binding.js';
@@ -104,11 +100,7 @@ export function createApp(options: AppOptions, deps: AppDeps): Koa<RequestState>
     [`${options.basePath}${QUOTATION_FIELD_PATH}`, 'update_cotizacion'],
     [`${options.basePath}${QUOTATION_ITEM_PATH}`, 'update_cot_item'],
   ]);
-  app.use(noSniff);
-  app.use(requestLog(deps.log));
-  app.use(observeRequests(deps.metrics, endpointPaths));
-  app.use(closeUnreadBody);
-  app.use(errorHandler(deps.log));
+  app.use(requestFrame(deps.log, deps.metrics, endpointPaths));
   app.use(router.routes());
   app.use(() => {
     throw REJECTIONS.notFound();

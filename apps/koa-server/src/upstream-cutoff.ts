@@ -22,10 +22,16 @@ export function upstreamWithCutoff(inner: Upstream): UpstreamWithCutoff {
         if (isCut) return Promise.reject(stopped());
         return new Promise((resolve, reject) => {
           waiting.add(reject);
-          inner
-            .post(request)
-            .then(resolve, reject)
-            .finally(() => waiting.delete(reject));
+          inner.post(request).then(
+            (reply) => {
+              waiting.delete(reject);
+              resolve(reply);
+            },
+            (error: unknown) => {
+              waiting.delete(reject);
+              reject(error);
+            },
+          );
         });
       },
     },

@@ -1,5 +1,5 @@
 import { lingerOnClose } from './linger-close.js';
-import type { RequestMiddleware } from './request-state.js';
+import type { RequestContext } from './request-state.js';
 
 /**
  * An answer given before the request's body has all arrived (no session, a
@@ -9,13 +9,9 @@ import type { RequestMiddleware } from './request-state.js';
  * lingering close, so a client still sending gets the answer). A 413 always
  * closes: its body was refused, however much of it had arrived.
  */
-export const closeUnreadBody: RequestMiddleware = async (ctx, next) => {
-  try {
-    await next();
-  } finally {
-    if (!ctx.req.complete || ctx.status === 413) {
-      ctx.set('Connection', 'close');
-      lingerOnClose(ctx.req.socket);
-    }
+export function closeUnreadBody(ctx: RequestContext): void {
+  if (!ctx.req.complete || ctx.status === 413) {
+    ctx.set('Connection', 'close');
+    lingerOnClose(ctx.req.socket);
   }
-};
+}

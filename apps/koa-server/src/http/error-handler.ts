@@ -2,30 +2,24 @@ import { SessionUnavailableError } from '@cotizaciones/core';
 import type { Log } from '@cotizaciones/runtime';
 import { REJECTIONS, Rejection } from './rejection.js';
 import { replyJson } from './reply-json.js';
-import type { RequestMiddleware } from './request-state.js';
+import type { RequestContext } from './request-state.js';
 
 /**
  * The one place errors become answers: JSON in the contract's shape with its
  * headers (Koa's own handler would drop them and answer text). Unexpected
  * errors are a 500 with the cause in the server log, never in the answer.
  */
-export function errorHandler(log: Log): RequestMiddleware {
-  return async (ctx, next) => {
-    try {
-      await next();
-    } catch (error) {
-      const rejection = asRejection(error);
-      if (rejection) {
-        ctx.state.outcome = rejection.status === 503 ? 'unavailable' : 'rejected';
-        replyJson(ctx, rejection.status, { ok: false, msg: rejection.msg });
-        ctx.set(rejection.headers);
-        return;
-      }
-      log.error({ err: error, requestId: ctx.state.requestId }, 'unexpected error');
-      ctx.state.outcome = 'error';
-      replyJson(ctx, 500, { ok: false, msg: 'Error interno.' });
-    }
-  };
+export function answerError(ctx: RequestContext, error: unknown, log: Log): void {
+  const rejection = asRejection(error);
+  if (rejection) {
+    ctx.state.outcome = rejection.status === 503 ? 'unavailable' : 'rejected';
+    replyJson(ctx, rejection.status, { ok: false, msg: rejection.msg });
+    ctx.set(rejection.headers);
+    return;
+  }
+  log.error({ err: error, requestId: ctx.state.requestId }, 'unexpected error');
+  ctx.state.outcome = 'error';
+  replyJson(ctx, 500, { ok: false, msg: 'Error interno.' });
 }
 
 function asRejection(error: unknown): Rejection | undefined {

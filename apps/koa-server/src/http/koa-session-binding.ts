@@ -32,10 +32,9 @@ interface SessionWork {
   /** The model of a session ended by this request: kept so its removal can be committed. */
   ended?: KoaSessionModel | null | undefined;
 }
-const work = new WeakMap<RequestContext, SessionWork>();
 const workOf = (ctx: RequestContext): SessionWork => {
-  let found = work.get(ctx);
-  if (!found) work.set(ctx, (found = { signedWithOldKey: false, touched: false, changed: false }));
+  let found = ctx.state.sessionWork as SessionWork | undefined;
+  if (!found) ctx.state.sessionWork = found = { signedWithOldKey: false, touched: false, changed: false };
   return found;
 };
 

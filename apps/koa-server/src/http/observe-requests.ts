@@ -1,23 +1,24 @@
 import type { Metrics } from '../metrics.js';
 import { METRIC_OUTCOME, outcomeOf } from './request-outcome.js';
-import type { RequestMiddleware } from './request-state.js';
+import type { RequestContext } from './request-state.js';
 
-/** Counts and times the requests to the endpoints (`paths` maps each path to its metric label). */
-export function observeRequests(metrics: Metrics, paths: ReadonlyMap<string, string>): RequestMiddleware {
-  return async (ctx, next) => {
+/**
+ * Counts and times the requests to the endpoints (`paths` maps each path to its metric label).
+ * The labelled series are looked up once and kept: prom-client would hash the labels on every call.
+ */
+export function observeRequests(metrics: Metrics, paths: ReadonlyMap<string, string>): (ctx: RequestContext, durationMs: number) => void {
+  const timers = new Map([...new Set(paths.values())].map((endpoint) => [endpoint, metrics.requestSeconds.labels(endpoint)]));
+  const counters = new Map<string, ReturnType<Metrics['requests']['labels']>>();
+  return (ctx, durationMs) => {
     const endpoint = paths.get(ctx.path);
-    if (!endpoint) {
-      await next();
-      return;
-    }
-    const end = metrics.requestSeconds.startTimer({ endpoint });
-    try {
-      await next();
-    } finally {
-      end();
-      const outcome = outcomeOf(ctx) ?? 'rejected';
-      metrics.requests.inc({ endpoint, method: ctx.method, outcome: METRIC_OUTCOME[outcome] });
-      if (outcome === 'unavailable') metrics.sessionStoreErrors.inc();
-    }
+    if (!endpoint) return;
+    timers.get(endpoint)?.observe(durationMs / 1000);
+    const outcome = outcomeOf(ctx) ?? 'rejected';
+    const key = `${endpoint} ${ctx.method} ${outcome}`;
+    let counter = counters.get(key);
+    // Bounded: the methods are Node's known ones (its parser refuses others), the outcomes a fixed list.
+    if (!counter) counters.set(key, (counter = metrics.requests.labels(endpoint, ctx.method, METRIC_OUTCOME[outcome])));
+    counter.inc();
+    if (outcome === 'unavailable') metrics.sessionStoreErrors.inc();
   };
 }

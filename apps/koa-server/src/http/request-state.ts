@@ -1,4 +1,5 @@
 import type { Middleware, ParameterizedContext } from 'koa';
+import type { Session } from '@cotizaciones/core';
 import type { RequestOutcome } from './request-outcome.js';
 
 /** What the middleware of one request tell each other: the one shape of `ctx.state`. */
@@ -11,6 +12,10 @@ export interface RequestState {
   outcome?: RequestOutcome;
   /** Why a use case failed, for the request log. */
   cause?: Error | undefined;
+  /** The request's session, opened on first use (a field, not a WeakMap keyed by the context: cheaper to collect). */
+  session?: Session;
+  /** What the session binding noted of this request's session for its commit; the binding's own. */
+  sessionWork?: object;
 }
 
 export type RequestContext = ParameterizedContext<RequestState>;

@@ -24,11 +24,9 @@ export interface DevSignIn {
   signOut(ctx: RequestContext): Promise<void>;
 }
 
-const sessions = new WeakMap<RequestContext, Session>();
-
 /** One Session per request, opened on first use; the user it finds goes to the request log. */
 export function perRequest(ctx: RequestContext, open: () => Session): Session {
-  let session = sessions.get(ctx);
+  let session = ctx.state.session;
   if (!session) {
     const opened = open();
     session = {
@@ -38,7 +36,7 @@ export function perRequest(ctx: RequestContext, open: () => Session): Session {
         return user;
       },
     };
-    sessions.set(ctx, session);
+    ctx.state.session = session;
   }
   return session;
 }

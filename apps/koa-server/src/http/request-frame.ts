@@ -1,0 +1,34 @@
+import type { Log } from '@cotizaciones/runtime';
+import type { Metrics } from '../metrics.js';
+import { closeUnreadBody } from './close-unread-body.js';
+import { answerError } from './error-handler.js';
+import { observeRequests } from './observe-requests.js';
+import { assignRequestId, logRequest } from './request-log.js';
+import type { RequestMiddleware } from './request-state.js';
+
+/**
+ * What every request goes through, as one middleware: one frame of Koa's chain where five
+ * middlewares cost five (each an async frame, a dispatch closure and promises per request).
+ * In order: every answer is `nosniff` and carries the request id; errors become the contract's
+ * answers; an answer given before the body was read closes the connection; then the endpoint
+ * metrics and the request's log line, which see the final status and outcome.
+ */
+export function requestFrame(log: Log, metrics: Metrics, endpointPaths: ReadonlyMap<string, string>): RequestMiddleware {
+  const observe = observeRequests(metrics, endpointPaths);
+  return async (ctx, next) => {
+    const started = performance.now();
+    // Every answer, JSON or not, is to be read as the type it declares, never sniffed by a browser.
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    assignRequestId(ctx);
+    try {
+      await next();
+    } catch (error) {
+      answerError(ctx, error, log);
+    } finally {
+      closeUnreadBody(ctx);
+      const durationMs = performance.now() - started;
+      observe(ctx, durationMs);
+      logRequest(log, ctx, durationMs);
+    }
+  };
+}
