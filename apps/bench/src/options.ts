@@ -34,7 +34,7 @@ const HELP = `pnpm bench [options]
   --soak-seconds S     length of the soak (300)
   --writer-entries N   entries of the activity-log writer micro-benchmark (50000)
   --out DIR            where the Markdown and JSON reports go (bench-results)
-  --service-node-args="FLAGS"  Node/V8 flags on the service's command line (--heap-growing-percent=50, as npm start)
+  --service-node-args="FLAGS"  Node/V8 flags on the service's command line (default: npm start's --heap-growing-percent=50 --max-semi-space-size=8)
   --candidate FILE     another build's main.js, measured beside the service in the same rounds (an A/B)
   --candidate-node-args="FLAGS"  Node/V8 flags for the candidate (alone: this build with these flags)
 Real services (optional): TEST_REDIS_URL and TEST_POSTGRES_URL add the Redis + PostgreSQL targets.`;
@@ -55,7 +55,7 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOption
       'writer-entries': { type: 'string', default: '50000' },
       out: { type: 'string', default: 'bench-results' },
       // As `npm start` and the Dockerfile start the service.
-      'service-node-args': { type: 'string', default: '--heap-growing-percent=50' },
+      'service-node-args': { type: 'string', default: '--heap-growing-percent=50 --max-semi-space-size=8' },
       candidate: { type: 'string' },
       'candidate-node-args': { type: 'string', default: '' },
       help: { type: 'boolean', default: false },
