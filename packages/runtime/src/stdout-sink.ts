@@ -44,7 +44,9 @@ export function stdoutSink({ fd = 1, minBytes = 4096, maxPendingBytes = 8 * 1024
         return;
       }
       writing = false;
-      if (pendingBytes > 0) start();
+      // The next write waits for a full buffer (or the timer, or a flush): starting one for whatever arrived
+      // meanwhile made a busy server write a few lines at a time, each a round trip through libuv's pool.
+      if (pendingBytes >= minBytes || (pendingBytes > 0 && waiters.length > 0)) start();
       else settle();
     });
   };
