@@ -7,8 +7,8 @@ import fastifyCookie from '@fastify/cookie';
 import fastifyFormbody from '@fastify/formbody';
 import Fastify from 'fastify';
 import { Pool } from 'undici';
-import { phpIntCast } from '@cotizaciones/core';
 import { batchedLog } from './batched-log.js';
+import { referenceUpdate } from './reference-update.js';
 
 const UPSTREAM = process.env.UPSTREAM_BASE_URL ?? '';
 const SECRET = process.env.SESSION_KEYS ?? '';
@@ -49,8 +49,6 @@ function sessionUser(signed: string | undefined, unsign: (value: string) => { va
   return String(session.user.id);
 }
 
-const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
-
 app.route({
   method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'],
   url: PATH,
@@ -59,24 +57,7 @@ app.route({
     if (request.method !== 'POST') return reply.code(405).header('Allow', 'POST').send('{"ok":false,"msg":"Método no permitido."}');
     const userId = sessionUser(request.cookies[COOKIE], (value) => request.unsignCookie(value));
     if (!userId) return reply.send('{"ok":false,"msg":"No autenticado"}');
-    const form = (request.body ?? {}) as Record<string, unknown>;
-    const id = text(form.id) ?? 0;
-    const field = text(form.field) ?? '';
-    const payload =
-      field === 'benef_emp'
-        ? { id, field, idEmpresa: text(form.idEmpresa) ?? 0, idUsuario: text(form.idUsuario) ?? 0 }
-        : { id, field, value: text(form.value) ?? '' };
-    const upstream = await pool.request({
-      method: 'POST',
-      path: '/api/cotizaciones/update',
-      headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${TOKEN}` },
-      body: JSON.stringify(payload),
-    });
-    const answer = (await upstream.body.json()) as { ok?: unknown };
-    const ok = answer.ok === true;
-    const entityId = phpIntCast(typeof id === 'string' ? id : '');
-    if (ok && entityId > 0n) activityLog.record({ createdAt: new Date(), eventKey: 'cotizaciones.update', entityId, userId, details: { field } });
-    return reply.send(ok ? '{"ok":true}' : '{"ok":false,"msg":"No se pudo actualizar la cotización."}');
+    return reply.send(await referenceUpdate(pool, TOKEN, (request.body ?? {}) as Record<string, unknown>, userId, activityLog));
   },
 });
 

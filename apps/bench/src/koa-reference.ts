@@ -9,8 +9,8 @@ import { koaBody } from 'koa-body';
 import session from 'koa-session';
 import { pino } from 'pino';
 import { Pool } from 'undici';
-import { phpIntCast } from '@cotizaciones/core';
 import { batchedLog } from './batched-log.js';
+import { referenceUpdate } from './reference-update.js';
 
 const UPSTREAM = process.env.UPSTREAM_BASE_URL ?? '';
 const SECRET = process.env.SESSION_KEYS ?? '';
@@ -43,7 +43,6 @@ app.use(async (ctx, next) => {
 });
 app.use(session({ key: 'cotizaciones.sid', maxAge: 8 * 3_600_000, signed: true, httpOnly: true, sameSite: 'lax' }, app));
 
-const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
 const router = new Router();
 router.get('/__rows', (ctx) => {
   ctx.body = String(activityLog.count());
@@ -64,24 +63,7 @@ router.all(PATH, koaBody(), async (ctx) => {
     ctx.type = HEADERS['Content-Type'];
     return;
   }
-  const form = (ctx.request.body ?? {}) as Record<string, unknown>;
-  const id = text(form.id) ?? 0;
-  const field = text(form.field) ?? '';
-  const payload =
-    field === 'benef_emp'
-      ? { id, field, idEmpresa: text(form.idEmpresa) ?? 0, idUsuario: text(form.idUsuario) ?? 0 }
-      : { id, field, value: text(form.value) ?? '' };
-  const upstream = await pool.request({
-    method: 'POST',
-    path: '/api/cotizaciones/update',
-    headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${TOKEN}` },
-    body: JSON.stringify(payload),
-  });
-  const answer = (await upstream.body.json()) as { ok?: unknown };
-  const ok = answer.ok === true;
-  const entityId = phpIntCast(typeof id === 'string' ? id : '');
-  if (ok && entityId > 0n) activityLog.record({ createdAt: new Date(), eventKey: 'cotizaciones.update', entityId, userId: String(userId), details: { field } });
-  ctx.body = ok ? '{"ok":true}' : '{"ok":false,"msg":"No se pudo actualizar la cotización."}';
+  ctx.body = await referenceUpdate(pool, TOKEN, (ctx.request.body ?? {}) as Record<string, unknown>, String(userId), activityLog);
   ctx.type = HEADERS['Content-Type'];
 });
 app.use(router.routes());

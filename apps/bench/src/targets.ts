@@ -39,60 +39,39 @@ export interface Target {
   start(upstreamUrl: string, users: number): Promise<RunningTarget>;
 }
 
-export const baselineTarget: Target = {
-  name: 'baseline: node:http + undici',
-  role: 'baseline',
-  async start(upstreamUrl, users) {
-    const process = await spawnServer(BASELINE, [], { UPSTREAM_BASE_URL: upstreamUrl, SESSION_KEYS: SESSION_KEY });
-    return {
-      process,
-      cookies: () => Promise.resolve(signedCookies(users)),
-      rows: async () => Number(await (await fetch(`${process.url}/__rows`)).text()),
-      stop: async () => {
-        await process.stop();
-      },
-    };
-  },
-};
+/** A reference server (one script, its batched in-memory log behind `/__rows`) fed the given cookies. */
+function referenceTarget(name: string, role: Target['role'], script: string, cookies: (users: number) => string[]): Target {
+  return {
+    name,
+    role,
+    async start(upstreamUrl, users) {
+      const process = await spawnServer(script, [], { UPSTREAM_BASE_URL: upstreamUrl, SESSION_KEYS: SESSION_KEY, UPSTREAM_TOKEN: 'bench-token' });
+      const signed = cookies(users);
+      return {
+        process,
+        cookies: () => Promise.resolve(signed),
+        rows: async () => Number(await (await fetch(`${process.url}/__rows`)).text()),
+        stop: async () => {
+          await process.stop();
+        },
+      };
+    },
+  };
+}
+
+export const baselineTarget = referenceTarget('baseline: node:http + undici', 'baseline', BASELINE, signedCookies);
 
 /** What a Node team would write instead: Fastify 5 with its own cookie signing (HMAC-SHA256, `value.sig`). */
-export const fastifyTarget: Target = {
-  name: 'reference: Fastify 5 + pino + undici',
-  role: 'reference',
-  async start(upstreamUrl, users) {
-    const process = await spawnServer(FASTIFY, [], { UPSTREAM_BASE_URL: upstreamUrl, SESSION_KEYS: SESSION_KEY, UPSTREAM_TOKEN: 'bench-token' });
-    const now = Date.now();
-    const cookies = Array.from({ length: users }, (_, i) => {
-      const value = Buffer.from(JSON.stringify({ user: { id: String(i + 1) }, expiresAt: now + 8 * 3_600_000, seenAt: now })).toString('base64url');
-      return `cotizaciones.sid=${sign(value, SESSION_KEY)}`;
-    });
-    return {
-      process,
-      cookies: () => Promise.resolve(cookies),
-      rows: async () => Number(await (await fetch(`${process.url}/__rows`)).text()),
-      stop: async () => {
-        await process.stop();
-      },
-    };
-  },
-};
+export const fastifyTarget = referenceTarget('reference: Fastify 5 + pino + undici', 'reference', FASTIFY, (users) => {
+  const now = Date.now();
+  return Array.from({ length: users }, (_, i) => {
+    const value = Buffer.from(JSON.stringify({ user: { id: String(i + 1) }, expiresAt: now + 8 * 3_600_000, seenAt: now })).toString('base64url');
+    return `cotizaciones.sid=${sign(value, SESSION_KEY)}`;
+  });
+});
 
 /** The Fastify reference's handler on the project's own libraries (Koa, koa-session, koa-body): Koa's floor. */
-export const koaFloorTarget: Target = {
-  name: 'Koa floor: Koa 3 + koa-session + koa-body + pino + undici',
-  role: 'koa-floor',
-  async start(upstreamUrl, users) {
-    const process = await spawnServer(KOA, [], { UPSTREAM_BASE_URL: upstreamUrl, SESSION_KEYS: SESSION_KEY, UPSTREAM_TOKEN: 'bench-token' });
-    return {
-      process,
-      cookies: () => Promise.resolve(signedCookies(users)),
-      rows: async () => Number(await (await fetch(`${process.url}/__rows`)).text()),
-      stop: async () => {
-        await process.stop();
-      },
-    };
-  },
-};
+export const koaFloorTarget = referenceTarget('Koa floor: Koa 3 + koa-session + koa-body + pino + undici', 'koa-floor', KOA, signedCookies);
 
 export interface ServiceSetting {
   readonly client: 'got' | 'undici';

@@ -1,0 +1,36 @@
+import type { Pool } from 'undici';
+import { phpIntCast } from '@cotizaciones/core';
+import type { batchedLog } from './batched-log.js';
+
+const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+
+/**
+ * Endpoint A's work once the framework has checked the session and parsed the form, as the
+ * reference servers (Fastify, the Koa floor) write it plainly: the payload rules, undici to the
+ * upstream, the log entry on success. Gives the answer's body.
+ */
+export async function referenceUpdate(
+  pool: Pool,
+  token: string,
+  form: Record<string, unknown>,
+  userId: string,
+  activityLog: ReturnType<typeof batchedLog>,
+): Promise<string> {
+  const id = text(form.id) ?? 0;
+  const field = text(form.field) ?? '';
+  const payload =
+    field === 'benef_emp'
+      ? { id, field, idEmpresa: text(form.idEmpresa) ?? 0, idUsuario: text(form.idUsuario) ?? 0 }
+      : { id, field, value: text(form.value) ?? '' };
+  const upstream = await pool.request({
+    method: 'POST',
+    path: '/api/cotizaciones/update',
+    headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify(payload),
+  });
+  const answer = (await upstream.body.json()) as { ok?: unknown };
+  const ok = answer.ok === true;
+  const entityId = phpIntCast(typeof id === 'string' ? id : '');
+  if (ok && entityId > 0n) activityLog.record({ createdAt: new Date(), eventKey: 'cotizaciones.update', entityId, userId, details: { field } });
+  return ok ? '{"ok":true}' : '{"ok":false,"msg":"No se pudo actualizar la cotización."}';
+}
