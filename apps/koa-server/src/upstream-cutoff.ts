@@ -27,7 +27,7 @@ export function upstreamWithCutoff(inner: Upstream): UpstreamWithCutoff {
               waiting.delete(reject);
               resolve(reply);
             },
-            (error: unknown) => {
+            (error: Error) => {
               waiting.delete(reject);
               reject(error);
             },
