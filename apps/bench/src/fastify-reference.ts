@@ -8,21 +8,12 @@ import fastifyFormbody from '@fastify/formbody';
 import Fastify from 'fastify';
 import { Pool } from 'undici';
 import { batchedLog } from './batched-log.js';
-import { referenceUpdate } from './reference-update.js';
+import { CONTRACT_HEADERS as HEADERS, IDLE_MS, REFERENCE_PATH as PATH, referenceUpdate } from './reference-update.js';
 
 const UPSTREAM = process.env.UPSTREAM_BASE_URL ?? '';
 const SECRET = process.env.SESSION_KEYS ?? '';
 const TOKEN = process.env.UPSTREAM_TOKEN ?? 'bench-token';
-const PATH = '/cotizaciones/api/update_cotizacion_api.php';
 const COOKIE = 'cotizaciones.sid';
-const IDLE_MS = 30 * 60_000;
-const HEADERS = {
-  'Content-Type': 'application/json; charset=UTF-8',
-  'Cache-Control': 'no-store, no-cache, must-revalidate, max-age=0',
-  Pragma: 'no-cache',
-  Expires: '0',
-  'X-Content-Type-Options': 'nosniff',
-};
 
 interface SessionData {
   user?: { id?: string | number };

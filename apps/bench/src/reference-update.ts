@@ -2,6 +2,19 @@ import type { Pool } from 'undici';
 import { phpIntCast } from '@cotizaciones/core';
 import type { batchedLog } from './batched-log.js';
 
+/** Endpoint A's path, as the references serve it. */
+export const REFERENCE_PATH = '/cotizaciones/api/update_cotizacion_api.php';
+/** The session's idle limit the references check. */
+export const IDLE_MS = 30 * 60_000;
+/** The contract's answer headers. */
+export const CONTRACT_HEADERS = {
+  'Content-Type': 'application/json; charset=UTF-8',
+  'Cache-Control': 'no-store, no-cache, must-revalidate, max-age=0',
+  Pragma: 'no-cache',
+  Expires: '0',
+  'X-Content-Type-Options': 'nosniff',
+};
+
 const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
 
 /**
