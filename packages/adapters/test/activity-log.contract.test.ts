@@ -89,21 +89,25 @@ for (const [name, url] of sqlTargets) {
       });
 
       it('answers a ping', async () => {
-        const store = await openSqlActivityLogStore(target);
+        // A table of its own: the shared test databases must not be left with one.
+        const table = `activity_log_ping_${randomBytes(4).toString('hex')}`;
+        const store = await openSqlActivityLogStore(target, { table });
         await expect(store.ping()).resolves.toBeUndefined();
         await store.close();
-      });
-
-      it('uses the table named activity_log by default', async () => {
-        const store = await openSqlActivityLogStore(target);
-        expect(store.table).toBe('activity_log');
-        await store.close();
+        await dropTable(target, table);
       });
     });
   });
 }
 
 describe('SQL activity log store', () => {
+  it('uses the table named activity_log by default', async () => {
+    // In an in-memory SQLite database: opening creates the table, and a shared database must not keep it.
+    const store = await openSqlActivityLogStore('sqlite::memory:');
+    expect(store.table).toBe('activity_log');
+    await store.close();
+  });
+
   it('refuses an unsafe table name', async () => {
     await expect(openSqlActivityLogStore('sqlite::memory:', { table: 'x; DROP TABLE y' })).rejects.toThrow(/invalid table name/);
   });
