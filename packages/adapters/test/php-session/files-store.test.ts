@@ -13,6 +13,26 @@ interface Shown {
   session: Record<string, unknown> | null;
 }
 
+/** A scratch session directory and `php -S` writing its sessions there, for one describe block. */
+function phpWithSessionDir(): { readonly dir: string; get: PhpServer['get'] } {
+  let dir = '';
+  let server: PhpServer | undefined;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'php-sess-'));
+    server = await phpServer({ 'session.save_handler': 'files', 'session.save_path': dir });
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+  return {
+    get dir() {
+      return dir;
+    },
+    get: (path, cookie) => server!.get(path, cookie),
+  };
+}
+
 const SIGNED_IN = { id: '9007199254740993', nombre: 'Ana Núñez' };
 
 describe.skipIf(!phpAvailable())('PHP sessions in files, written by a real PHP', () => {
@@ -105,22 +125,13 @@ describe.skipIf(!phpAvailable())('PHP sessions in files, written by a real PHP',
   }
 
   describe('beside a PHP process rewriting the same session', () => {
-    let dir: string;
-    let php: PhpServer;
-    beforeAll(async () => {
-      dir = await mkdtemp(join(tmpdir(), 'php-sess-'));
-      php = await phpServer({ 'session.save_handler': 'files', 'session.save_path': dir });
-    });
-    afterAll(async () => {
-      await php.stop();
-      await rm(dir, { recursive: true, force: true });
-    });
+    const php = phpWithSessionDir();
 
     it('never answers signed out while PHP truncates and rewrites the file under its lock (2 000 reads)', async () => {
       const { cookie } = await php.get('session.php?action=signin&id=11');
       const id = cookie!.split('=')[1]!;
-      const stopFile = join(dir, 'stop-writer');
-      const writer = spawn('php', [...iniFlags({ 'session.save_handler': 'files', 'session.save_path': dir }), `${phpFixtures}writer.php`, id, stopFile], {
+      const stopFile = join(php.dir, 'stop-writer');
+      const writer = spawn('php', [...iniFlags({ 'session.save_handler': 'files', 'session.save_path': php.dir }), `${phpFixtures}writer.php`, id, stopFile], {
         stdio: ['ignore', 'pipe', 'inherit'],
       });
       // Listened for from the start: the writer may end on its own (its safety deadline) before it is told to.
@@ -128,9 +139,9 @@ describe.skipIf(!phpAvailable())('PHP sessions in files, written by a real PHP',
       let output = '';
       writer.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
       const problems: PhpSessionProblem[] = [];
-      const adapter = phpSessions({ saveHandler: 'files', savePath: dir, touch: 'none', onProblem: (problem) => problems.push(problem) });
+      const adapter = phpSessions({ saveHandler: 'files', savePath: php.dir, touch: 'none', onProblem: (problem) => problems.push(problem) });
       // Once PHP is writing (the counter appears), read as fast as possible.
-      while ((await counterOf(dir, id)) === 0) {
+      while ((await counterOf(php.dir, id)) === 0) {
         const user = await adapter.sessionFor(cookie).currentUser();
         expect({ user, problems }).toMatchObject({ user: { id: '11' }, problems: [] });
       }
@@ -151,32 +162,23 @@ describe.skipIf(!phpAvailable())('PHP sessions in files, written by a real PHP',
   });
 
   describe('what it refuses to read', () => {
-    let dir: string;
-    let php: PhpServer;
-    beforeAll(async () => {
-      dir = await mkdtemp(join(tmpdir(), 'php-sess-'));
-      php = await phpServer({ 'session.save_handler': 'files', 'session.save_path': dir });
-    });
-    afterAll(async () => {
-      await php.stop();
-      await rm(dir, { recursive: true, force: true });
-    });
+    const php = phpWithSessionDir();
 
     it('hostile ids touch no file: a valid session planted where the id would lead is neither read nor touched', async () => {
       const valid = (await php.get<Shown>('session.php?action=signin&id=12')).cookie!.split('=')[1]!;
-      const data = await readFile(join(dir, `sess_${valid}`));
+      const data = await readFile(join(php.dir, `sess_${valid}`));
       const past = new Date(Math.floor(Date.now() / 1000 - 60) * 1000);
       // Where "../../etc/passwd", a 21-character id and a non-alphabet id would lead if used.
-      await mkdir(join(dir, 'sess_..'));
-      await mkdir(join(dir, 'etc'));
-      const planted = [join(dir, 'etc', 'passwd'), join(dir, `sess_${'a'.repeat(21)}`), join(dir, `sess_${'a'.repeat(25)}.b`), join(dir, `sess_${'a'.repeat(26)} `)];
+      await mkdir(join(php.dir, 'sess_..'));
+      await mkdir(join(php.dir, 'etc'));
+      const planted = [join(php.dir, 'etc', 'passwd'), join(php.dir, `sess_${'a'.repeat(21)}`), join(php.dir, `sess_${'a'.repeat(25)}.b`), join(php.dir, `sess_${'a'.repeat(26)} `)];
       for (const file of planted) {
         await writeFile(file, data);
         await utimes(file, past, past);
       }
-      const listing = async () => (await readdir(dir, { recursive: true })).sort();
+      const listing = async () => (await readdir(php.dir, { recursive: true })).sort();
       const before = await listing();
-      const adapter = phpSessions({ saveHandler: 'files', savePath: dir });
+      const adapter = phpSessions({ saveHandler: 'files', savePath: php.dir });
       for (const id of ['../../etc/passwd', 'a'.repeat(21), `${'a'.repeat(25)}.b`, `${'a'.repeat(26)} `, 'x'.repeat(300), `${'a'.repeat(26)}%00`, '%2e%2e%2fetc%2fpasswd']) {
         expect(await adapter.sessionFor(`PHPSESSID=${encodeURIComponent(id)}`).currentUser(), id).toBeUndefined();
         expect(await adapter.sessionFor(`PHPSESSID=${id}`).currentUser(), id).toBeUndefined();
@@ -190,13 +192,13 @@ describe.skipIf(!phpAvailable())('PHP sessions in files, written by a real PHP',
     it('refuses a planted symlink or a file owned by another user, as PHP does', async () => {
       const valid = (await php.get<Shown>('session.php?action=signin&id=13')).cookie!.split('=')[1]!;
       const problems: PhpSessionProblem[] = [];
-      const adapter = phpSessions({ saveHandler: 'files', savePath: dir, onProblem: (problem) => problems.push(problem) });
+      const adapter = phpSessions({ saveHandler: 'files', savePath: php.dir, onProblem: (problem) => problems.push(problem) });
       const linked = 'L'.repeat(26);
-      await symlink(join(dir, `sess_${valid}`), join(dir, `sess_${linked}`));
+      await symlink(join(php.dir, `sess_${valid}`), join(php.dir, `sess_${linked}`));
       expect(await adapter.sessionFor(`PHPSESSID=${linked}`).currentUser()).toBeUndefined();
       const foreign = 'F'.repeat(26);
-      await writeFile(join(dir, `sess_${foreign}`), 'user|a:1:{s:2:"id";i:1;}');
-      await chown(join(dir, `sess_${foreign}`), 4242, 4242);
+      await writeFile(join(php.dir, `sess_${foreign}`), 'user|a:1:{s:2:"id";i:1;}');
+      await chown(join(php.dir, `sess_${foreign}`), 4242, 4242);
       expect(await adapter.sessionFor(`PHPSESSID=${foreign}`).currentUser()).toBeUndefined();
       expect(problems.map((problem) => problem.kind)).toEqual(['not-a-regular-file', 'foreign-owner']);
       expect(problems[1]?.detail).toBe(`owned by uid 4242, the service runs as uid ${process.geteuid!()}: run it as the PHP user`);
@@ -204,10 +206,10 @@ describe.skipIf(!phpAvailable())('PHP sessions in files, written by a real PHP',
 
     it('an undecodable, empty or oversized file is no user, reported by hash', async () => {
       const problems: PhpSessionProblem[] = [];
-      const adapter = phpSessions({ saveHandler: 'files', savePath: dir, maxBytes: 64, onProblem: (problem) => problems.push(problem) });
+      const adapter = phpSessions({ saveHandler: 'files', savePath: php.dir, maxBytes: 64, onProblem: (problem) => problems.push(problem) });
       const cases = { U: 'user|a:1:{s:2:"id";i:1;', E: '', O: `user|s:100:"${'x'.repeat(100)}";` };
       for (const [letter, content] of Object.entries(cases)) {
-        await writeFile(join(dir, `sess_${letter.repeat(26)}`), content);
+        await writeFile(join(php.dir, `sess_${letter.repeat(26)}`), content);
         expect(await adapter.sessionFor(`PHPSESSID=${letter.repeat(26)}`).currentUser()).toBeUndefined();
       }
       expect(problems.map((problem) => problem.kind)).toEqual(['undecodable', 'empty', 'oversized']);
@@ -216,13 +218,13 @@ describe.skipIf(!phpAvailable())('PHP sessions in files, written by a real PHP',
 
     it('when the file times cannot be set (not the owner: EPERM), says so once and keeps answering', async () => {
       const id = 'P'.repeat(26);
-      const file = join(dir, `sess_${id}`);
+      const file = join(php.dir, `sess_${id}`);
       await writeFile(file, 'user|a:1:{s:2:"id";i:14;}');
       // An immutable file refuses utimes with EPERM even to root, as a file of another owner does to a non-root service.
       execFileSync('chattr', ['+i', file]);
       try {
         const problems: PhpSessionProblem[] = [];
-        const adapter = phpSessions({ saveHandler: 'files', savePath: dir, onProblem: (problem) => problems.push(problem) });
+        const adapter = phpSessions({ saveHandler: 'files', savePath: php.dir, onProblem: (problem) => problems.push(problem) });
         for (let i = 0; i < 3; i += 1) expect(await adapter.sessionFor(`PHPSESSID=${id}`).currentUser()).toMatchObject({ id: '14' });
         expect(problems).toEqual([{ kind: 'touch-refused', detail: expect.stringMatching(/^EPERM: .*run the service as the PHP user/) as string }]);
       } finally {
@@ -233,10 +235,10 @@ describe.skipIf(!phpAvailable())('PHP sessions in files, written by a real PHP',
     it('reads a user kept as an object, private id included, as plain data with no prototype games', async () => {
       const id = 'O'.repeat(26);
       await writeFile(
-        join(dir, `sess_${id}`),
+        join(php.dir, `sess_${id}`),
         'user|O:4:"User":3:{s:8:"\0User\0id";i:9007199254740993;s:9:"__proto__";a:1:{s:5:"admin";b:1;}s:7:"\0*\0tags";a:1:{i:0;s:1:"x";}}',
       );
-      const user = await phpSessions({ saveHandler: 'files', savePath: dir }).sessionFor(`PHPSESSID=${id}`).currentUser();
+      const user = await phpSessions({ saveHandler: 'files', savePath: php.dir }).sessionFor(`PHPSESSID=${id}`).currentUser();
       expect(user?.id).toBe('9007199254740993');
       expect(Object.getPrototypeOf(user)).toBe(Object.prototype);
       expect((user as unknown as { admin?: unknown }).admin).toBeUndefined();
@@ -244,12 +246,12 @@ describe.skipIf(!phpAvailable())('PHP sessions in files, written by a real PHP',
     });
 
     it('an id of valid characters too long for a file name (256) is no session, not an outage', async () => {
-      const adapter = phpSessions({ saveHandler: 'files', savePath: dir });
+      const adapter = phpSessions({ saveHandler: 'files', savePath: php.dir });
       expect(await adapter.sessionFor(`PHPSESSID=${'z'.repeat(256)}`).currentUser()).toBeUndefined();
     });
 
     it('a missing session directory is an outage (503), not a sign-out; back, it works', async () => {
-      const gone = join(dir, 'not-yet');
+      const gone = join(php.dir, 'not-yet');
       const adapter = phpSessions({ saveHandler: 'files', savePath: gone });
       await expect(adapter.sessionFor(`PHPSESSID=${'a'.repeat(26)}`).currentUser()).rejects.toBeInstanceOf(SessionUnavailableError);
       await expect(adapter.ping()).rejects.toBeInstanceOf(SessionUnavailableError);
@@ -259,7 +261,7 @@ describe.skipIf(!phpAvailable())('PHP sessions in files, written by a real PHP',
     });
 
     it('refuses touch "activity" with files at construction, with a line the server can print', () => {
-      expect(() => phpSessions({ saveHandler: 'files', savePath: dir, touch: 'activity', activityKey: 'LAST_ACTIVITY', idleSeconds: 60 })).toThrow(
+      expect(() => phpSessions({ saveHandler: 'files', savePath: php.dir, touch: 'activity', activityKey: 'LAST_ACTIVITY', idleSeconds: 60 })).toThrow(
         /PHP_SESSION_TOUCH=activity is not supported with the files handler/,
       );
     });
