@@ -5,7 +5,7 @@ import { measureRound, median, type RoundResult } from './measure.js';
 import { readOptions, type BenchOptions } from './options.js';
 import { memoryMb, spawnServer, type Spawned } from './processes.js';
 import { machine, writeReport, type PeakMemory, type SoakResult, type TargetSummary } from './report.js';
-import { SERVICE_MAIN, baselineTarget, fastifyTarget, koaFloorTarget, serviceTarget, type RunningTarget, type Target } from './targets.js';
+import { SERVICE_MAIN, baselineTarget, fastifyTarget, koaAloneTarget, koaFloorTarget, serviceTarget, type RunningTarget, type Target } from './targets.js';
 import { benchWriter, sqliteWriterUrl, type WriterResult } from './writer-bench.js';
 
 const STUB = fileURLToPath(new URL('./stub-upstream.js', import.meta.url));
@@ -16,6 +16,7 @@ function targetsFor(options: BenchOptions): Target[] {
   const targets = [
     baselineTarget,
     fastifyTarget,
+    koaAloneTarget,
     koaFloorTarget,
     serviceTarget({ client: 'got', stores: { kind: 'cookie+sqlite' }, nodeArgs }),
     serviceTarget({ client: 'undici', stores: { kind: 'cookie+sqlite' }, nodeArgs }),

@@ -22,6 +22,7 @@ function assertServiceBuilt(): void {
 const BASELINE = fileURLToPath(new URL('./baseline-forwarder.js', import.meta.url));
 const FASTIFY = fileURLToPath(new URL('./fastify-reference.js', import.meta.url));
 const KOA = fileURLToPath(new URL('./koa-reference.js', import.meta.url));
+const KOA_ALONE = fileURLToPath(new URL('./koa-alone.js', import.meta.url));
 
 export interface RunningTarget {
   readonly process: Spawned;
@@ -35,7 +36,7 @@ export interface RunningTarget {
 export interface Target {
   readonly name: string;
   /** The reference is Fastify (the "× Fastify" column); the Koa floor is the same handler on Koa. */
-  readonly role: 'baseline' | 'reference' | 'koa-floor' | 'service';
+  readonly role: 'baseline' | 'reference' | 'koa-alone' | 'koa-floor' | 'service';
   start(upstreamUrl: string, users: number): Promise<RunningTarget>;
 }
 
@@ -72,6 +73,9 @@ export const fastifyTarget = referenceTarget('reference: Fastify 5 + pino + undi
 
 /** The Fastify reference's handler on the project's own libraries (Koa, koa-session, koa-body): Koa's floor. */
 export const koaFloorTarget = referenceTarget('Koa floor: Koa 3 + koa-session + koa-body + pino + undici', 'koa-floor', KOA, signedCookies);
+
+/** Koa and its router alone (no session, body parser or log): what Koa itself costs. */
+export const koaAloneTarget = referenceTarget('Koa alone: Koa 3 + @koa/router + undici, no session', 'koa-alone', KOA_ALONE, signedCookies);
 
 export interface ServiceSetting {
   readonly client: 'got' | 'undici';

@@ -1,0 +1,35 @@
+// Koa 3 and @koa/router with undici to the upstream and nothing else: no session check, no body
+// parser library, no request log. Not the contract (it answers anyone); a rung of the ladder from
+// the bare forwarder to the service, measuring what Koa itself costs apart from its middleware.
+import Router from '@koa/router';
+import Koa from 'koa';
+import { Pool } from 'undici';
+import { batchedLog } from './batched-log.js';
+import { CONTRACT_HEADERS as HEADERS, REFERENCE_PATH as PATH, referenceUpdate } from './reference-update.js';
+
+const UPSTREAM = process.env.UPSTREAM_BASE_URL ?? '';
+const TOKEN = process.env.UPSTREAM_TOKEN ?? 'bench-token';
+
+const pool = new Pool(UPSTREAM, { connections: 256, keepAliveTimeout: 4_000 });
+const activityLog = batchedLog();
+
+const app = new Koa();
+const router = new Router();
+router.get('/__rows', (ctx) => {
+  ctx.body = String(activityLog.count());
+});
+router.all(PATH, async (ctx) => {
+  ctx.set(HEADERS);
+  const chunks: Buffer[] = [];
+  for await (const chunk of ctx.req) chunks.push(chunk as Buffer);
+  const form = Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString('latin1')));
+  ctx.body = await referenceUpdate(pool, TOKEN, form, '1', activityLog);
+  ctx.type = HEADERS['Content-Type'];
+});
+app.use(router.routes());
+
+const server = app.listen(0, '127.0.0.1', () => {
+  const address = server.address() as { port: number };
+  process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${address.port}` })}\n`);
+});
+process.on('SIGTERM', () => process.exit(0));
