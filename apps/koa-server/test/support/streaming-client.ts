@@ -53,16 +53,19 @@ export function streamPost(origin: string, post: StreamedPost): Promise<Streamed
     const deadline = setTimeout(finish, post.deadlineMs);
     const frame = (bytes: Buffer) =>
       post.framing === 'chunked' ? Buffer.concat([Buffer.from(`${bytes.length.toString(16)}\r\n`), bytes, Buffer.from('\r\n')]) : bytes;
+    // One chunk per turn of the event loop, so the answer is read while the body is still being
+    // sent, as a browser does. A loop of writes the kernel takes at once never yields: such a client
+    // sent the server's whole lingering allowance without reading, and lost the answer to the reset.
     const pump = () => {
-      while (!ended && !finished && socket.writable && sent < post.totalBytes) {
-        const bytes = sent + CHUNK > post.totalBytes ? filler.subarray(0, post.totalBytes - sent) : filler;
-        sent += bytes.length;
-        if (!socket.write(frame(bytes))) {
-          socket.once('drain', pump);
-          return;
-        }
+      if (ended || finished || !socket.writable) return;
+      if (sent >= post.totalBytes) {
+        if (post.framing === 'chunked') socket.write('0\r\n\r\n');
+        return;
       }
-      if (sent >= post.totalBytes && socket.writable && post.framing === 'chunked') socket.write('0\r\n\r\n');
+      const bytes = sent + CHUNK > post.totalBytes ? filler.subarray(0, post.totalBytes - sent) : filler;
+      sent += bytes.length;
+      if (socket.write(frame(bytes))) setImmediate(pump);
+      else socket.once('drain', pump);
     };
     socket.on('data', (chunk: Buffer) => {
       events.push(`data ${chunk.length} after ${sent}`);
