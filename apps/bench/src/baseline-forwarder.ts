@@ -2,9 +2,9 @@
 // service (signed cookie check, form parsing, payload, exact headers, a batched in-memory log), no framework.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Pool } from 'undici';
 import { phpIntCast } from '@cotizaciones/core';
+import { announceListening } from './announce-listening.js';
 import { batchedLog } from './batched-log.js';
 
 const UPSTREAM = process.env.UPSTREAM_BASE_URL ?? '';
@@ -89,7 +89,4 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   if (ok && entityId > 0n) activityLog.record({ createdAt: new Date(), eventKey: 'cotizaciones.update', entityId, userId, details: { field } });
 }
 
-server.listen(0, '127.0.0.1', () => {
-  process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })}\n`);
-});
-process.on('SIGTERM', () => process.exit(0));
+announceListening(server);

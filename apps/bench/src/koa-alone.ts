@@ -1,9 +1,11 @@
 // Koa 3 and @koa/router with undici to the upstream and nothing else: no session check, no body
 // parser library, no request log. Not the contract (it answers anyone); a rung of the ladder from
 // the bare forwarder to the service, measuring what Koa itself costs apart from its middleware.
+import { createServer } from 'node:http';
 import Router from '@koa/router';
 import Koa from 'koa';
 import { Pool } from 'undici';
+import { announceListening } from './announce-listening.js';
 import { batchedLog } from './batched-log.js';
 import { CONTRACT_HEADERS as HEADERS, REFERENCE_PATH as PATH, referenceUpdate } from './reference-update.js';
 
@@ -28,8 +30,4 @@ router.all(PATH, async (ctx) => {
 });
 app.use(router.routes());
 
-const server = app.listen(0, '127.0.0.1', () => {
-  const address = server.address() as { port: number };
-  process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${address.port}` })}\n`);
-});
-process.on('SIGTERM', () => process.exit(0));
+announceListening(createServer(app.callback()));

@@ -3,12 +3,14 @@
 // line per request, undici to the upstream, the same batched in-memory log. None of the service's
 // own work (its middleware, the core's use case, metrics, the SQLite log): what the Koa stack alone
 // costs, so the distance from the service to Fastify can be split into Koa's share and ours.
+import { createServer } from 'node:http';
 import Router from '@koa/router';
 import Koa from 'koa';
 import { koaBody } from 'koa-body';
 import session from 'koa-session';
 import { pino } from 'pino';
 import { Pool } from 'undici';
+import { announceListening } from './announce-listening.js';
 import { batchedLog } from './batched-log.js';
 import { CONTRACT_HEADERS as HEADERS, IDLE_MS, REFERENCE_PATH as PATH, referenceUpdate } from './reference-update.js';
 
@@ -59,8 +61,4 @@ router.all(PATH, koaBody(), async (ctx) => {
 });
 app.use(router.routes());
 
-const server = app.listen(0, '127.0.0.1', () => {
-  const address = server.address() as { port: number };
-  process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${address.port}` })}\n`);
-});
-process.on('SIGTERM', () => process.exit(0));
+announceListening(createServer(app.callback()));
