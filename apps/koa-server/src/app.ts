@@ -5,7 +5,7 @@ import type { ReadableActivityLogStore, SessionStore } from '@cotizaciones/adapt
 import { mountDevRoutes } from './http/dev-routes.js';
 import { bearerMatcher } from './http/bearer-guard.js';
 import { crossSiteGuard } from './http/cross-site-guard.js';
-import { endpoint, postOnly, type UseCase } from './http/endpoint.js';
+import { endpoint, type UseCase } from './http/endpoint.js';
 import { REJECTIONS } from './http/rejection.js';
 import type { RequestState } from './http/request-state.js';
 import { requestFrame } from './http/request-frame.js';
@@ -61,8 +61,8 @@ export function createApp(options: AppOptions, deps: AppDeps): Koa<RequestState>
   const sessions = deps.phpSessions
     ? phpSessionBinding(deps.phpSessions)
     : koaSessionBinding(app, { signer, policy: options.sessionPolicy, secure: options.secureCookies, store: deps.sessionStore });
-  const session = sessions.middleware;
-  const settings = { limits, session: sessions, log: deps.log };
+  const sameSite = crossSiteGuard(options.allowedOrigins);
+  const settings = { limits, session: sessions, log: deps.log, sameSite };
 
   const router = new Router<RequestState>({ sensitive: true, strict: true });
   router.get('/healthz', (ctx) => {
@@ -88,12 +88,12 @@ export function createApp(options: AppOptions, deps: AppDeps): Koa<RequestState>
     ctx.type = deps.metrics.registry.contentType;
     ctx.body = await deps.metrics.registry.metrics();
   });
-  const sameSite = crossSiteGuard(options.allowedOrigins);
-  router.all(`${options.basePath}${QUOTATION_FIELD_PATH}`, postOnly, sameSite, session, endpoint(deps.updateQuotationField, settings));
-  router.all(`${options.basePath}${QUOTATION_ITEM_PATH}`, postOnly, sameSite, session, endpoint(deps.updateQuotationItem, settings));
+  router.all(`${options.basePath}${QUOTATION_FIELD_PATH}`, endpoint(deps.updateQuotationField, settings));
+  router.all(`${options.basePath}${QUOTATION_ITEM_PATH}`, endpoint(deps.updateQuotationItem, settings));
   // Only where the service keeps its own sessions: with the PHP app's, sign-in is the PHP app's.
-  if (options.devLogin && sessions.dev) {
-    mountDevRoutes(router, { prefix: '', guard: sameSite, session, signing: sessions.dev, limits, activity: deps.activity });
+  const dev = sessions.dev;
+  if (options.devLogin && dev) {
+    mountDevRoutes(router, { prefix: '', guard: sameSite, session: { ...sessions, dev }, limits, activity: deps.activity });
   }
 
   const endpointPaths = new Map([

@@ -1,5 +1,8 @@
 import { REJECTIONS } from './rejection.js';
-import type { RequestContext, RequestMiddleware } from './request-state.js';
+import type { RequestContext } from './request-state.js';
+
+/** A check a route makes before its work: throws a Rejection to refuse the request. */
+export type RequestCheck = (ctx: RequestContext) => void;
 
 /**
  * Refuses a state-changing POST that a browser sent from another site: one
@@ -8,16 +11,15 @@ import type { RequestContext, RequestMiddleware } from './request-state.js';
  * server to server, old browsers on same-origin forms) pass: SameSite=Lax
  * cookies already keep cross-site POSTs from carrying the session.
  */
-export function crossSiteGuard(allowedOrigins: readonly string[] | undefined): RequestMiddleware {
+export function crossSiteGuard(allowedOrigins: readonly string[] | undefined): RequestCheck {
   const allowed = allowedOrigins && new Set(allowedOrigins.map(normalise));
-  return async (ctx, next) => {
+  return (ctx) => {
     ctx.set('Vary', 'Origin, Sec-Fetch-Site');
     const site = ctx.get('Sec-Fetch-Site').toLowerCase();
     const origin = ctx.get('Origin');
     if (site === 'cross-site' || (origin !== '' && !isAllowed(ctx, origin, allowed))) {
       throw REJECTIONS.crossSite();
     }
-    await next();
   };
 }
 

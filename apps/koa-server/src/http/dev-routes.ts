@@ -4,8 +4,9 @@ import type { ReadableActivityLogStore } from '@cotizaciones/adapters';
 import type { BodyLimits } from './parse-multipart.js';
 import { readFormParams } from './read-form-params.js';
 import { replyJson } from './reply-json.js';
-import type { DevSignIn } from './session-binding.js';
-import type { RequestMiddleware } from './request-state.js';
+import type { RequestCheck } from './cross-site-guard.js';
+import type { SessionBinding } from './session-binding.js';
+import type { RequestContext } from './request-state.js';
 
 /**
  * Development helpers, mounted only when DEV_LOGIN is on (never in production):
@@ -15,16 +16,21 @@ export function mountDevRoutes(
   router: Router,
   options: {
     prefix: string;
-    guard: RequestMiddleware;
-    session: RequestMiddleware;
-    signing: DevSignIn;
+    guard: RequestCheck;
+    session: SessionBinding & { dev: NonNullable<SessionBinding['dev']> };
     limits: BodyLimits;
     activity: Pick<ReadableActivityLogStore, 'recent'>;
   },
 ): void {
-  const { prefix, guard, session, signing, limits } = options;
+  const { prefix, guard, session, limits } = options;
+  const signing = session.dev;
+  const ready = async (ctx: RequestContext) => {
+    guard(ctx);
+    await session.load?.(ctx);
+  };
 
-  router.post(`${prefix}/dev/login`, guard, session, async (ctx) => {
+  router.post(`${prefix}/dev/login`, async (ctx) => {
+    await ready(ctx);
     // Every plain form field becomes a property of the user (`id`, `name`, a `token` for UPSTREAM_TOKEN_SESSION_KEY…).
     const params = await readFormParams(ctx, limits);
     const user = toSessionUser(Object.fromEntries([...params].filter(([, value]) => typeof value === 'string')));
@@ -36,7 +42,8 @@ export function mountDevRoutes(
     replyJson(ctx, 200, { ok: true });
   });
 
-  router.post(`${prefix}/dev/logout`, guard, session, async (ctx) => {
+  router.post(`${prefix}/dev/logout`, async (ctx) => {
+    await ready(ctx);
     await signing.signOut(ctx);
     replyJson(ctx, 200, { ok: true });
   });

@@ -1,5 +1,6 @@
 import type { ChangeRequest, FormParams, Outcome } from '@cotizaciones/core';
 import type { Log } from '@cotizaciones/runtime';
+import type { RequestCheck } from './cross-site-guard.js';
 import type { BodyLimits } from './parse-multipart.js';
 import { readFormParams } from './read-form-params.js';
 import { REJECTIONS } from './rejection.js';
@@ -14,23 +15,24 @@ export interface EndpointSettings {
   readonly limits: BodyLimits;
   readonly session: SessionBinding;
   readonly log: Log;
+  /** Refuses a browser's cross-site POST. */
+  readonly sameSite: RequestCheck;
 }
-
-/** Only POST reaches an endpoint; anything else is 405 with `Allow: POST`. */
-export const postOnly: RequestMiddleware = async (ctx, next) => {
-  if (ctx.method !== 'POST') throw REJECTIONS.methodNotAllowed('POST');
-  await next();
-};
 
 const NO_PARAMS: FormParams = new Map();
 
 /**
  * Runs a use case for a form POST and answers its reply; the outcome is kept for the request log.
- * The body is read only for a signed-in user: anyone else is answered by the use case (which
- * owns the "No autenticado" rule) with no parameters, before a byte of the body is read.
+ * Only POST is served (else 405 with `Allow: POST`), and not from another site. The body is read
+ * only for a signed-in user: anyone else is answered by the use case (which owns the
+ * "No autenticado" rule) with no parameters, before a byte of the body is read.
  */
 export function endpoint(useCase: UseCase, settings: EndpointSettings): RequestMiddleware {
+  // The whole route is this one middleware: each one more would cost Koa an async frame and a dispatch per request.
   return async (ctx) => {
+    if (ctx.method !== 'POST') throw REJECTIONS.methodNotAllowed('POST');
+    settings.sameSite(ctx);
+    await settings.session.load?.(ctx);
     // One read of the session per request, whatever asks for the user (the binding caches it).
     const session = settings.session.sessionFor(ctx);
     const params = (await session.currentUser()) ? await readFormParams(ctx, settings.limits) : NO_PARAMS;

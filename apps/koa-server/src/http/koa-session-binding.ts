@@ -26,7 +26,6 @@ export const SESSION_COOKIE = 'cotizaciones.sid';
 
 /** What one request did to its session, for the commit. */
 interface SessionWork {
-  signedWithOldKey: boolean;
   touched: boolean;
   changed: boolean;
   /** The model of a session ended by this request: kept so its removal can be committed. */
@@ -34,7 +33,7 @@ interface SessionWork {
 }
 const workOf = (ctx: RequestContext): SessionWork => {
   let found = ctx.state.sessionWork as SessionWork | undefined;
-  if (!found) ctx.state.sessionWork = found = { signedWithOldKey: false, touched: false, changed: false };
+  if (!found) ctx.state.sessionWork = found = { touched: false, changed: false };
   return found;
 };
 
@@ -45,11 +44,18 @@ const workOf = (ctx: RequestContext): SessionWork => {
  * expired, touched and committed.
  */
 export function koaSessionBinding(app: Koa, settings: SessionSettings): SessionBinding {
+  const session = sessionMiddleware(app, settings);
+  const commit = (ctx: RequestContext) => commitSession(ctx, settings.signer.count > 1 && signedWithOldKey(ctx, settings.signer));
   return {
-    middleware: sessionMiddleware(app, settings),
+    // A signed cookie is read on first use of ctx.session (koa-session's getter): only a store's record is read before.
+    load: settings.store
+      ? async (ctx) => {
+          await session(ctx, () => Promise.resolve());
+        }
+      : undefined,
     sessionFor: (ctx) => perRequest(ctx, () => controlledSession(recordAccess(ctx), policyControl(settings.policy))),
-    commit: commitSession,
-    dev: { signIn, signOut },
+    commit,
+    dev: { signIn, signOut: (ctx) => signOut(ctx, commit) },
   };
 }
 
@@ -59,7 +65,7 @@ export function koaSessionBinding(app: Koa, settings: SessionSettings): SessionB
  * the route's to handle, not a replacement of its answer.
  */
 function sessionMiddleware(app: Koa, settings: SessionSettings): RequestMiddleware {
-  const session = createSession(
+  return createSession(
     {
       key: SESSION_COOKIE,
       maxAge: settings.policy.maxMs,
@@ -76,10 +82,6 @@ function sessionMiddleware(app: Koa, settings: SessionSettings): RequestMiddlewa
     },
     app,
   );
-  return (ctx, next) => {
-    if (settings.signer.count > 1) workOf(ctx).signedWithOldKey = signedWithOldKey(ctx, settings.signer);
-    return session(ctx, next);
-  };
 }
 
 /** koa-session keeps browser-session cookies' records a day in its own stores: so does this one. */
@@ -135,14 +137,14 @@ function recordAccess(ctx: RequestContext): SessionRecordAccess {
  * request changed it; koa-session would otherwise serialise and hash it again
  * only to find it unchanged.
  */
-async function commitSession(ctx: RequestContext): Promise<void> {
+async function commitSession(ctx: RequestContext, signedWithOldKey: boolean): Promise<void> {
   const done = workOf(ctx);
   if (done.ended) {
     await done.ended.manuallyCommit();
     return;
   }
   const session = sessionOf(ctx).session;
-  if (done.signedWithOldKey && session?.user) await session.save();
+  if (signedWithOldKey && session?.user) await session.save();
   else if (done.touched || done.changed) await session?.manuallyCommit();
 }
 
@@ -155,7 +157,7 @@ async function signIn(ctx: RequestContext, record: Required<SessionRecord>): Pro
   await session.regenerate();
 }
 
-async function signOut(ctx: RequestContext): Promise<void> {
+async function signOut(ctx: RequestContext, commit: (ctx: RequestContext) => Promise<void>): Promise<void> {
   endSession(ctx);
-  await commitSession(ctx);
+  await commit(ctx);
 }

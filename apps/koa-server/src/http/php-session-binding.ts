@@ -14,7 +14,6 @@ export interface CookieHeaderSessions {
  */
 export function phpSessionBinding(sessions: CookieHeaderSessions): SessionBinding {
   return {
-    middleware: (_ctx, next) => next(),
     sessionFor: (ctx) => perRequest(ctx, () => sessions.sessionFor(ctx.get('Cookie') || undefined)),
     commit: () => Promise.resolve(),
   };

@@ -14,8 +14,8 @@ const NO_CACHE = {
 /** Answers `reply` with the contract's headers. */
 export function replyJson(ctx: RequestContext, status: number, reply: Reply): void {
   ctx.status = status;
-  ctx.body = JSON.stringify(reply);
-  // Set after the body: Koa would otherwise infer a type; set as a header to keep the exact casing.
+  // Set before the body, as a header to keep the exact casing: Koa then infers no type (a MIME lookup per answer).
   ctx.set('Content-Type', JSON_CONTENT_TYPE);
   ctx.set(NO_CACHE);
+  ctx.body = JSON.stringify(reply);
 }

@@ -1,5 +1,5 @@
 import type { Session, SessionRecord } from '@cotizaciones/core';
-import type { RequestContext, RequestMiddleware } from './request-state.js';
+import type { RequestContext } from './request-state.js';
 
 /**
  * How the routes reach the session, whatever keeps it (signed cookie, Redis,
@@ -8,8 +8,8 @@ import type { RequestContext, RequestMiddleware } from './request-state.js';
  * `controlledSession`, or the PHP app's own step in its adapter.
  */
 export interface SessionBinding {
-  /** Mounted on a route before it asks for the session. */
-  readonly middleware: RequestMiddleware;
+  /** Reads what the session needs before a route asks for it (an external store's record); absent when it is read on first use. */
+  readonly load?: ((ctx: RequestContext) => Promise<void>) | undefined;
   /** The request's session: the same one, read once, however often asked. */
   sessionFor(ctx: RequestContext): Session;
   /** Writes back what the request changed, if anything. */
