@@ -29,12 +29,14 @@ export function perRequest(ctx: RequestContext, open: () => Session): Session {
   let session = ctx.state.session;
   if (!session) {
     const opened = open();
+    let answer: ReturnType<Session['currentUser']> | undefined;
     session = {
-      currentUser: async () => {
-        const user = await opened.currentUser();
-        ctx.state.userId = user?.id;
-        return user;
-      },
+      // Asked twice a request (the endpoint, then the use case): one promise, the user noted once.
+      currentUser: () =>
+        (answer ??= opened.currentUser().then((user) => {
+          ctx.state.userId = user?.id;
+          return user;
+        })),
     };
     ctx.state.session = session;
   }
