@@ -71,8 +71,8 @@ export const fastifyTarget = referenceTarget('reference: Fastify 5 + pino + undi
   });
 });
 
-/** The Fastify reference's handler on the project's own libraries (Koa, koa-session, koa-body): Koa's floor. */
-export const koaFloorTarget = referenceTarget('Koa floor: Koa 3 + koa-session + koa-body + pino + undici', 'koa-floor', KOA, signedCookies);
+/** The Fastify reference's handler on the project's own libraries (Koa, koa-session as the service uses it, koa-body): their floor. */
+export const koaFloorTarget = referenceTarget("Koa floor: Koa 3 + koa-session (the service's signer) + koa-body + pino + undici", 'koa-floor', KOA, signedCookies);
 
 /** Koa and its router alone (no session, body parser or log): what Koa itself costs. */
 export const koaAloneTarget = referenceTarget('Koa alone: Koa 3 + @koa/router + undici, no session', 'koa-alone', KOA_ALONE, signedCookies);

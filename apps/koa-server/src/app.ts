@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import Koa from 'koa';
 import type { SessionPolicy } from '@cotizaciones/core';
-import type { ReadableActivityLogStore, SessionStore } from '@cotizaciones/adapters';
+import { signingKeys, type ReadableActivityLogStore, type SessionStore } from '@cotizaciones/adapters';
 import { mountDevRoutes } from './http/dev-routes.js';
 import { bearerMatcher } from './http/bearer-guard.js';
 import { crossSiteGuard } from './http/cross-site-guard.js';
@@ -12,7 +12,6 @@ import { requestFrame } from './http/request-frame.js';
 import { replyJson } from './http/reply-json.js';
 import { phpSessionBinding, type CookieHeaderSessions } from './http/php-session-binding.js';
 import { koaSessionBinding } from './http/koa-session-binding.js';
-import { signingKeys } from './http/signing-keys.js';
 import type { Metrics } from './metrics.js';
 import { openApiDocument } from './openapi.js';
 import { QUOTATION_FIELD_PATH, QUOTATION_ITEM_PATH } from './paths.js';

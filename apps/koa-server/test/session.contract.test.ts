@@ -5,9 +5,8 @@ import { afterAll, beforeAll, describe } from 'vitest';
 import { redisSessionStore } from '@cotizaciones/adapters/redis';
 import { deleteRedisKeys, serviceUrls, testSession } from '@cotizaciones/adapters/testing';
 import { controlledSession, newSessionRecord, policyControl, type SessionRecord } from '@cotizaciones/core';
-import type { SessionStore } from '@cotizaciones/adapters';
+import { signingKeys, type SessionStore } from '@cotizaciones/adapters';
 import { koaSessionBinding, SESSION_COOKIE } from '../src/http/koa-session-binding.js';
-import { signingKeys } from '../src/http/signing-keys.js';
 import { cookieHeader, listen, SESSION_KEY, signedCookie } from './support/service.js';
 
 const policy = { idleMs: 60_000, maxMs: 3_600_000 };

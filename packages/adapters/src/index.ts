@@ -25,4 +25,6 @@ export { lazyActivityLogStore } from './activity-log/lazy-activity-log-store.js'
 export { replayDeadLetterFile, type ReplayResult } from './activity-log/replay-dead-letter.js';
 export type { SessionStore } from './session/session-store.js';
 export { inMemorySessionStore } from './session/in-memory-session-store.js';
+export { signingKeys, type SigningKeys } from './session/signing-keys.js';
+export { cookieSessionCodec } from './session/cookie-session-codec.js';
 export { assertBuilt, staleBuild } from './build/stale-build.js';

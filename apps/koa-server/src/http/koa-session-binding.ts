@@ -1,8 +1,7 @@
 import type Koa from 'koa';
 import createSession from 'koa-session';
 import { controlledSession, policyControl, type SessionPolicy, type SessionRecord, type SessionRecordAccess } from '@cotizaciones/core';
-import type { SessionStore } from '@cotizaciones/adapters';
-import type { SigningKeys } from './signing-keys.js';
+import { cookieSessionCodec, type SessionStore, type SigningKeys } from '@cotizaciones/adapters';
 import type { RequestContext, RequestMiddleware } from './request-state.js';
 import { perRequest, type SessionBinding } from './session-binding.js';
 
@@ -75,9 +74,7 @@ function sessionMiddleware(app: Koa, settings: SessionSettings): RequestMiddlewa
       signed: true,
       overwrite: true,
       autoCommit: false,
-      // Given explicitly: koa-session's defaults are zod-wrapped functions that re-validate on every call.
-      encode: (session: unknown) => Buffer.from(JSON.stringify(session)).toString('base64'),
-      decode: (cookie: string) => JSON.parse(Buffer.from(cookie, 'base64').toString('utf8')) as unknown,
+      ...cookieSessionCodec,
       ...(settings.store ? { store: koaStore(settings.store) } : {}),
     },
     app,

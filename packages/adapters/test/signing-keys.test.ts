@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { signingKeys } from '../src/http/signing-keys.js';
+import { signingKeys } from '../src/session/signing-keys.js';
 
 const keygrip = (key: string, data: string) => createHmac('sha1', key).update(data).digest('base64url');
 
