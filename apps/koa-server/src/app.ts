@@ -90,9 +90,8 @@ export function createApp(options: AppOptions, deps: AppDeps): Koa<RequestState>
   router.all(`${options.basePath}${QUOTATION_FIELD_PATH}`, endpoint(deps.updateQuotationField, settings));
   router.all(`${options.basePath}${QUOTATION_ITEM_PATH}`, endpoint(deps.updateQuotationItem, settings));
   // Only where the service keeps its own sessions: with the PHP app's, sign-in is the PHP app's.
-  const dev = sessions.dev;
-  if (options.devLogin && dev) {
-    mountDevRoutes(router, { prefix: '', guard: sameSite, session: { ...sessions, dev }, limits, activity: deps.activity });
+  if (options.devLogin && sessions.dev) {
+    mountDevRoutes(router, { prefix: '', guard: sameSite, session: sessions, signing: sessions.dev, limits, activity: deps.activity });
   }
 
   const endpointPaths = new Map([

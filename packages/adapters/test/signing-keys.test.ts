@@ -34,6 +34,17 @@ describe('signing keys (the cookies library’s keygrip)', () => {
     expect(signer.verify(data, '')).toBe(false);
   });
 
+  it('verifies a long pair (one it does not remember) every time, and refuses it tampered', () => {
+    const signer = signingKeys(['key']);
+    const data = `cotizaciones.sid=${'A'.repeat(2000)}`;
+    const genuine = keygrip('key', data);
+    const tampered = `${genuine.slice(0, -1)}${genuine.endsWith('A') ? 'B' : 'A'}`;
+    for (let i = 0; i < 3; i += 1) {
+      expect(signer.index(data, genuine)).toBe(0);
+      expect(signer.index(data, tampered)).toBe(-1);
+    }
+  });
+
   it('keeps verifying every pair once more pairs have verified than it remembers', () => {
     const signer = signingKeys(['key']);
     const pairs = Array.from({ length: 5000 }, (_, i) => [`cotizaciones.sid=${i}`, keygrip('key', `cotizaciones.sid=${i}`)] as const);

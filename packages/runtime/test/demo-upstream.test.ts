@@ -17,7 +17,7 @@ describe('the demo upstream (UPSTREAM_BASE_URL unset)', () => {
   });
 
   it('keeps nothing of the calls it answered', async () => {
-    for (let i = 0; i < 1000; i += 1) await post({ id: i + 1, field: 'estado', value: 'x'.repeat(100) });
+    await post({ id: 1, field: 'estado', value: 'x' });
     // Only the port's method: no record of calls for a long-running quick start to accumulate.
     expect(Object.keys(upstream)).toEqual(['post']);
   });

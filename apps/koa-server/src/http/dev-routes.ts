@@ -5,7 +5,7 @@ import type { BodyLimits } from './parse-multipart.js';
 import { readFormParams } from './read-form-params.js';
 import { replyJson } from './reply-json.js';
 import type { RequestCheck } from './cross-site-guard.js';
-import type { SessionBinding } from './session-binding.js';
+import type { DevSignIn, SessionBinding } from './session-binding.js';
 import type { RequestContext } from './request-state.js';
 
 /**
@@ -17,13 +17,13 @@ export function mountDevRoutes(
   options: {
     prefix: string;
     guard: RequestCheck;
-    session: SessionBinding & { dev: NonNullable<SessionBinding['dev']> };
+    session: SessionBinding;
+    signing: DevSignIn;
     limits: BodyLimits;
     activity: Pick<ReadableActivityLogStore, 'recent'>;
   },
 ): void {
-  const { prefix, guard, session, limits } = options;
-  const signing = session.dev;
+  const { prefix, guard, session, signing, limits } = options;
   const ready = async (ctx: RequestContext) => {
     guard(ctx);
     await session.load?.(ctx);

@@ -9,8 +9,10 @@ export interface SigningKeys {
   readonly count: number;
 }
 
-/** How many verified (signature, cookie) pairs are remembered: ~1.5 MB at most, the oldest forgotten first. */
+/** How many verified (signature, cookie) pairs are remembered, the oldest forgotten first. */
 const VERIFIED_PAIRS = 4096;
+/** Longer pairs are verified every time: with this cap the memory stays under ~5 MB, whatever records the service signs. */
+const REMEMBERED_PAIR_CHARS = 1024;
 
 /**
  * Keygrip's HMAC-SHA1 base64url signatures (the format koa-session cookies
@@ -38,7 +40,7 @@ export function signingKeys(keys: readonly string[]): SigningKeys {
     const known = verified.get(pair);
     if (known !== undefined) return known;
     const found = check(data, digest);
-    if (found >= 0) {
+    if (found >= 0 && pair.length <= REMEMBERED_PAIR_CHARS) {
       if (verified.size >= VERIFIED_PAIRS) verified.delete(verified.keys().next().value as string);
       verified.set(pair, found);
     }
