@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type RequestListener, type Server, 
 import type { Socket } from 'node:net';
 import type { Log } from '@cotizaciones/runtime';
 import { logHttpError } from './http/log-http-error.js';
+import { turnBudget } from './http/turn-budget.js';
 
 /** How long a client may take, and how many may be connected at once. */
 export interface ServerLimits {
@@ -29,6 +30,13 @@ export interface HttpServer {
    */
   closeIdle(idleMs: number): number;
 }
+
+/**
+ * Requests an event-loop turn starts in its I/O phase, and again at its end (`turnBudget`). 8: in
+ * `npm run bench` (64 connections) the got service +30 % req/s and the undici one unchanged, and the
+ * got service's slowest answer at 256 new connections 2.5 s instead of 7–10 s.
+ */
+const REQUESTS_STARTED_PER_TURN = 8;
 
 /** What the HTTP layer answers before any route runs: the contract's JSON, headers and `Connection: close`. */
 const PROTOCOL_ANSWERS: Record<number, readonly [reason: string, msg: string]> = {
@@ -94,6 +102,7 @@ interface ConnectionState {
 export function createHttpServer(handler: RequestListener, limits: ServerLimits, log: Pick<Log, 'debug' | 'error'>): HttpServer {
   const sockets = new Map<Socket, ConnectionState>();
   let closeAfterAnswer = false;
+  const start = turnBudget(handler, REQUESTS_STARTED_PER_TURN);
 
   const server = createServer(
     {
@@ -120,7 +129,7 @@ export function createHttpServer(handler: RequestListener, limits: ServerLimits,
         res.writeHead(400, { ...PROTOCOL_HEADERS, 'Content-Length': Buffer.byteLength(body) }).end(body);
         return;
       }
-      handler(req, res);
+      start(req, res);
     },
   );
   server.maxConnections = limits.maxConnections;
