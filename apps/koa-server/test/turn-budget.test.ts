@@ -16,14 +16,19 @@ function recorder(): { started: number[]; listener: (req: IncomingMessage) => vo
   return { started, listener: (req) => started.push((req as unknown as { id: number }).id) };
 }
 
+/** Requests `from` to `to - 1` arrive, in this one tick. */
+function arrive(start: (req: IncomingMessage, res: ServerResponse) => void, from: number, to: number): void {
+  for (let id = from; id < to; id += 1) {
+    const { req, res } = fakeRequest(id);
+    start(req, res);
+  }
+}
+
 describe('turnBudget', () => {
   it('starts perTurn requests at once, perTurn more at the end of each turn, in arrival order', async () => {
     const { started, listener } = recorder();
     const start = turnBudget(listener, 3);
-    for (let id = 0; id < 10; id += 1) {
-      const { req, res } = fakeRequest(id);
-      start(req, res);
-    }
+    arrive(start, 0, 10);
     expect(started).toEqual([0, 1, 2]);
     await endOfTurn();
     expect(started).toEqual([0, 1, 2, 3, 4, 5]);
@@ -33,20 +38,14 @@ describe('turnBudget', () => {
     expect(started).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
   });
 
-  it('queues a new request behind those still waiting, and gives a quiet turn its whole budget again', async () => {
+  it('gives a turn with no one waiting its whole budget again', async () => {
     const { started, listener } = recorder();
     const start = turnBudget(listener, 2);
-    for (let id = 0; id < 4; id += 1) {
-      const { req, res } = fakeRequest(id);
-      start(req, res);
-    }
+    arrive(start, 0, 4);
     await endOfTurn();
     expect(started).toEqual([0, 1, 2, 3]);
     // A turn later the queue is empty and the budget whole: two start at once, the third waits.
-    for (let id = 4; id < 7; id += 1) {
-      const { req, res } = fakeRequest(id);
-      start(req, res);
-    }
+    arrive(start, 4, 7);
     expect(started).toEqual([0, 1, 2, 3, 4, 5]);
     await endOfTurn();
     expect(started).toEqual([0, 1, 2, 3, 4, 5, 6]);
@@ -55,14 +54,10 @@ describe('turnBudget', () => {
   it('keeps a request that arrives while others wait behind them, even with budget left in its turn', async () => {
     const { started, listener } = recorder();
     const start = turnBudget(listener, 2);
-    for (let id = 0; id < 6; id += 1) {
-      const { req, res } = fakeRequest(id);
-      start(req, res);
-    }
+    arrive(start, 0, 6);
     await endOfTurn();
     expect(started).toEqual([0, 1, 2, 3]);
-    const late = fakeRequest(6);
-    start(late.req, late.res);
+    arrive(start, 6, 7);
     expect(started).toEqual([0, 1, 2, 3]);
     await endOfTurn();
     expect(started).toEqual([0, 1, 2, 3, 4, 5]);
