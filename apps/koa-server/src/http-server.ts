@@ -34,7 +34,7 @@ export interface HttpServer {
 /**
  * Requests an event-loop turn starts in its I/O phase, and again at its end (`turnBudget`). 8: in
  * `npm run bench` (64 connections) the got service +30 % req/s and the undici one unchanged, and the
- * got service's slowest answer at 256 new connections 2.5 s instead of 7–10 s.
+ * got service's slowest answer at 256 new connections 2.5 s instead of 6.6–9.8 s.
  */
 const REQUESTS_STARTED_PER_TURN = 8;
 
@@ -102,7 +102,12 @@ interface ConnectionState {
 export function createHttpServer(handler: RequestListener, limits: ServerLimits, log: Pick<Log, 'debug' | 'error'>): HttpServer {
   const sockets = new Map<Socket, ConnectionState>();
   let closeAfterAnswer = false;
-  const start = turnBudget(handler, REQUESTS_STARTED_PER_TURN);
+  const start = turnBudget(handler, {
+    perTurn: REQUESTS_STARTED_PER_TURN,
+    // Without pipelining a connection has one request at a time: only pipelined ones go past this.
+    maxWaiting: limits.maxConnections,
+    onGone: (req) => log.debug({ method: req.method }, 'request not started: its client left while it waited'),
+  });
 
   const server = createServer(
     {

@@ -11,10 +11,14 @@ function fakeRequest(id: number): { req: IncomingMessage; res: ServerResponse; s
 /** Resolves after the end of the current event-loop turn (after the budget's own end-of-turn work). */
 const endOfTurn = () => new Promise((resolve) => setImmediate(resolve));
 
+const idOf = (req: IncomingMessage) => (req as unknown as { id: number }).id;
+
 function recorder(): { started: number[]; listener: (req: IncomingMessage) => void } {
   const started: number[] = [];
-  return { started, listener: (req) => started.push((req as unknown as { id: number }).id) };
+  return { started, listener: (req) => started.push(idOf(req)) };
 }
+
+const budget = (perTurn: number, maxWaiting = 1_000, onGone: (req: IncomingMessage) => void = () => undefined) => ({ perTurn, maxWaiting, onGone });
 
 /** Requests `from` to `to - 1` arrive, in this one tick. */
 function arrive(start: (req: IncomingMessage, res: ServerResponse) => void, from: number, to: number): void {
@@ -27,7 +31,7 @@ function arrive(start: (req: IncomingMessage, res: ServerResponse) => void, from
 describe('turnBudget', () => {
   it('starts perTurn requests at once, perTurn more at the end of each turn, in arrival order', async () => {
     const { started, listener } = recorder();
-    const start = turnBudget(listener, 3);
+    const start = turnBudget(listener, budget(3));
     arrive(start, 0, 10);
     expect(started).toEqual([0, 1, 2]);
     await endOfTurn();
@@ -40,39 +44,60 @@ describe('turnBudget', () => {
 
   it('gives a turn with no one waiting its whole budget again', async () => {
     const { started, listener } = recorder();
-    const start = turnBudget(listener, 2);
+    const start = turnBudget(listener, budget(2));
     arrive(start, 0, 4);
     await endOfTurn();
     expect(started).toEqual([0, 1, 2, 3]);
-    // A turn later the queue is empty and the budget whole: two start at once, the third waits.
     arrive(start, 4, 7);
     expect(started).toEqual([0, 1, 2, 3, 4, 5]);
     await endOfTurn();
     expect(started).toEqual([0, 1, 2, 3, 4, 5, 6]);
   });
 
-  it('keeps a request that arrives while others wait behind them, even with budget left in its turn', async () => {
+  it('starts the oldest waiting requests, not a new arrival, when a turn with a backlog reads one', async () => {
     const { started, listener } = recorder();
-    const start = turnBudget(listener, 2);
-    arrive(start, 0, 6);
+    const start = turnBudget(listener, budget(2));
+    arrive(start, 0, 7);
     await endOfTurn();
     expect(started).toEqual([0, 1, 2, 3]);
-    arrive(start, 6, 7);
-    expect(started).toEqual([0, 1, 2, 3]);
-    await endOfTurn();
+    // The next turn's I/O phase: its budget goes to 4 and 5, and 7 waits behind 6.
+    arrive(start, 7, 8);
     expect(started).toEqual([0, 1, 2, 3, 4, 5]);
     await endOfTurn();
-    expect(started).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    expect(started).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
   });
 
-  it('does not start a waiting request whose client has gone', async () => {
+  it('does not start a waiting request whose client has gone, nor count it against the budget', async () => {
     const { started, listener } = recorder();
-    const start = turnBudget(listener, 1);
+    const gone: number[] = [];
+    const start = turnBudget(listener, budget(1, 1_000, (req) => gone.push(idOf(req))));
     const requests = [0, 1, 2].map(fakeRequest);
     for (const { req, res } of requests) start(req, res);
     requests[1]!.socket.destroyed = true;
     await endOfTurn();
-    await endOfTurn();
     expect(started).toEqual([0, 2]);
+    expect(gone).toEqual([1]);
+  });
+
+  it('lets at most maxWaiting requests wait: one more starts at once (pipelined requests cannot grow the queue)', async () => {
+    const { started, listener } = recorder();
+    const start = turnBudget(listener, budget(1, 3));
+    arrive(start, 0, 6);
+    expect(started).toEqual([0, 4, 5]);
+    await endOfTurn();
+    expect(started).toEqual([0, 4, 5, 1]);
+  });
+
+  it('goes on starting what waits in later turns when a listener throws', async () => {
+    const started: number[] = [];
+    const start = turnBudget((req) => {
+      started.push(idOf(req));
+      if (idOf(req) === 1) throw new Error('listener failed');
+    }, budget(1));
+    arrive(start, 0, 3);
+    const thrown = new Promise((resolve) => process.once('uncaughtException', resolve));
+    expect(((await thrown) as Error).message).toBe('listener failed');
+    await endOfTurn();
+    expect(started).toEqual([0, 1, 2]);
   });
 });
