@@ -3,8 +3,6 @@
 # by apps/koa-server/test/bundle.process.test.ts instead. Node 24 is the current LTS; CI runs the suites on 20, 22 and 24.
 
 FROM node:24-bookworm-slim AS build
-# better-sqlite3 12 (kept for Node 20) compiles its native module when no prebuilt binary can be fetched.
-RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 RUN npm install -g pnpm@10.34.9
 WORKDIR /src
 COPY . .

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sign } from '@fastify/cookie';
 import { assertBuilt } from '@cotizaciones/adapters';
-import { SQLite } from '@cotizaciones/adapters/testing';
+import { openSqliteReadOnly, type SqliteDatabase } from '@cotizaciones/adapters/testing';
 import pg from 'pg';
 import { spawnServer, type Spawned } from './processes.js';
 import { devLoginCookie, signedSessionCookie } from './sessions.js';
@@ -141,13 +141,13 @@ function signedCookies(users: number): string[] {
 
 function rowCounter(url: string, table: string): { count(): Promise<number>; close(): Promise<void> } {
   if (url.startsWith('sqlite:')) {
-    let db: InstanceType<typeof SQLite> | undefined;
+    let db: SqliteDatabase | undefined;
     return {
       count() {
         const file = url.slice('sqlite:'.length);
         // The service opens its log on first use: before that there are no rows, and no file.
         if (!db && !existsSync(file)) return Promise.resolve(0);
-        db ??= new SQLite(file, { readonly: true, fileMustExist: true });
+        db ??= openSqliteReadOnly(file);
         return Promise.resolve((db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n);
       },
       close: () => {

@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { chromium, type Browser, type BrowserContext, type Page, type Response } from 'playwright-core';
 import { missingForDemo, startStrangler, type Strangler } from '../../../demo/strangler.mjs';
 import { until } from './support/until.js';
-import { SQLite } from '@cotizaciones/adapters/testing';
+import { openSqliteReadOnly } from '@cotizaciones/adapters/testing';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const missing = [...missingForDemo(), ...(existsSync(CHROMIUM) ? [] : ['chromium'])];
@@ -50,7 +50,7 @@ describe.skipIf(missing.length > 0)('the strangler demo in a real browser: PHP p
   });
 
   const rows = (): Row[] => {
-    const db = new SQLite(demo.activityDb, { readonly: true, fileMustExist: true });
+    const db = openSqliteReadOnly(demo.activityDb);
     try {
       return db.prepare('SELECT event_key, CAST(entity_id AS TEXT) AS entity_id, user_id FROM activity_log ORDER BY id').all() as Row[];
     } catch {

@@ -1,14 +1,24 @@
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type BetterSqlite3 from 'better-sqlite3';
+import type Libsql from 'libsql';
 
 const require = createRequire(import.meta.url);
-const nodeMajor = Number(process.versions.node.split('.')[0]);
+const Database = require('libsql') as typeof Libsql;
 
 /**
- * better-sqlite3, in the version this Node can run safely. 12.x wraps its objects with
- * `node::ObjectWrap`, and Node 24 aborts the process (`Assertion failed: (env) != nullptr`)
- * when such a statement is collected after its thread's environment is gone — as at the end of
- * the activity log's worker. 13.x (Node-API, prebuilt) does not, but needs Node 22. Node 20 keeps
- * 12.x until its support is dropped; then this file and the alias go.
+ * The SQLite driver: libsql, better-sqlite3's API with its binary prebuilt for every Node as an npm
+ * optional dependency, so nothing is downloaded from elsewhere or compiled at install.
  */
-export const SQLite: typeof BetterSqlite3 = require(nodeMajor >= 22 ? 'better-sqlite3-napi' : 'better-sqlite3') as typeof BetterSqlite3;
+export const SQLite: typeof Libsql = Database;
+export type SqliteDatabase = Libsql.Database;
+
+/**
+ * Opens an existing file for reading only. libsql's constructor ignores `readonly` and
+ * `fileMustExist` (it creates a missing file): the check and `query_only` stand in for them.
+ */
+export function openSqliteReadOnly(file: string): SqliteDatabase {
+  if (!existsSync(file)) throw new Error(`no SQLite file at ${file}`);
+  const db = new SQLite(file);
+  db.pragma('query_only = 1');
+  return db;
+}

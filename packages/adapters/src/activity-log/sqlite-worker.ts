@@ -1,4 +1,4 @@
-// The SQLite side of the activity log, in a worker thread: better-sqlite3 is synchronous, and its
+// The SQLite side of the activity log, in a worker thread: the driver is synchronous, and its
 // writes (and waits for a lock) would otherwise take the event loop that answers requests.
 import { parentPort, workerData } from 'node:worker_threads';
 import { SQLite } from './sqlite-driver.js';
@@ -12,7 +12,7 @@ export type SqliteRequest =
 
 export type SqliteReply =
   | { readonly id: number; readonly ok: true; readonly result?: unknown }
-  /** `code`: better-sqlite3's result code (SQLITE_BUSY, SQLITE_TOOBIG…), or UNKNOWN. */
+  /** `code`: the driver's extended result code (SQLITE_BUSY, SQLITE_TOOBIG…), or UNKNOWN. */
   | { readonly id: number; readonly ok: false; readonly error: string; readonly code: string };
 
 const failure = (id: number, error: unknown): SqliteReply => ({

@@ -15,5 +15,5 @@ export { redisCommandsDuring } from './redis-monitor.js';
 export { redisProcess, redisServerAvailable, type RedisProcess } from './redis-process.js';
 export { temporaryDirs } from './temporary-dir.js';
 export { testSeed } from './test-seed.js';
-export { SQLite } from '../activity-log/sqlite-driver.js';
+export { SQLite, openSqliteReadOnly, type SqliteDatabase } from '../activity-log/sqlite-driver.js';
 export { deleteRedisKeys } from './delete-redis-keys.js';
