@@ -137,15 +137,9 @@ describe.skipIf(!phpAvailable() || !redisServerAvailable())('PHP sessions in Red
     writer.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     writer.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const counter = async () => Number(/counter\|i:(\d+);/.exec((await redis.get(keyOf(cookie))) ?? '')?.[1] ?? 0);
-    const deadline = Date.now() + 10_000;
-    while ((await counter()) === 0) {
-      if (Date.now() > deadline) throw new Error(`PHP's writer did not start: ${output}`);
-      await adapter.sessionFor(cookie).currentUser();
-    }
-    for (let i = 0; i < 1_000; i += 1) {
-      if (Date.now() > deadline + 20_000) throw new Error(`stuck after ${i} reads: ${output}`);
-      expect(await adapter.sessionFor(cookie).currentUser()).toMatchObject({ id: '41' });
-    }
+    // Counts, not a clock: a busy machine makes each read slower, never fewer (the test's time limit bounds a hang).
+    while ((await counter()) === 0) await adapter.sessionFor(cookie).currentUser();
+    for (let i = 0; i < 300; i += 1) expect(await adapter.sessionFor(cookie).currentUser()).toMatchObject({ id: '41' });
     await writeFile(stopFile, '');
     await exited;
     const { rounds, lost } = JSON.parse(output) as { rounds: number; lost: number };

@@ -1,0 +1,32 @@
+// `npm test`: the tiers in turn, each package's result shown even when another one fails.
+//   1. type check, lint and the fast tier of every package (unit, contract, property, in-process HTTP),
+//      packages side by side;
+//   2. the slow tier (the built programs as child processes, the browser), one package at a time,
+//      alone on the machine: its tests start servers, nginx, php-fpm and Chromium.
+// `npm run test:fast` (argument `fast`) runs the fast tier alone. Output streams as tests finish.
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const turbo = join(root, 'node_modules', '.bin', 'turbo');
+const env = { ...process.env, TURBO_TELEMETRY_DISABLED: '1', DO_NOT_TRACK: '1' };
+const fastOnly = process.argv[2] === 'fast';
+
+const phases = fastOnly
+  ? [['fast tier', ['test']]]
+  : [
+      ['type check, lint, fast tier', ['typecheck', 'lint', 'test']],
+      ['slow tier', ['test:slow', '--concurrency=1']],
+    ];
+
+const started = performance.now();
+const failed = [];
+for (const [name, args] of phases) {
+  console.log(`\ntest: ${name}`);
+  const run = spawnSync(turbo, ['run', ...args, '--continue', '--log-order=stream', '--output-logs=full'], { cwd: root, env, stdio: 'inherit' });
+  if (run.status !== 0) failed.push(name);
+}
+const seconds = Math.round((performance.now() - started) / 1000);
+console.log(`\ntest: ${failed.length === 0 ? 'every tier passed' : `failed in: ${failed.join(', ')}`} (${Math.floor(seconds / 60)} min ${seconds % 60} s)`);
+process.exit(failed.length === 0 ? 0 : 1);
