@@ -9,7 +9,7 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sourceHash } from './source-hash.mjs';
 
@@ -18,7 +18,14 @@ const rootManifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')
 const stamps = join(root, 'node_modules', '.ready');
 
 // First runs stay quiet of update boxes and telemetry notices.
-const env = { ...process.env, npm_config_update_notifier: 'false', TURBO_TELEMETRY_DISABLED: '1', DO_NOT_TRACK: '1' };
+// node_modules/.bin first, as under `npm run`: turbo finds pnpm there.
+const env = {
+  ...process.env,
+  PATH: `${join(root, 'node_modules', '.bin')}${delimiter}${process.env.PATH ?? ''}`,
+  npm_config_update_notifier: 'false',
+  TURBO_TELEMETRY_DISABLED: '1',
+  DO_NOT_TRACK: '1',
+};
 
 /** The workspace's packages by name: folder and the workspace packages it depends on. */
 function workspace() {

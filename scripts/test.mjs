@@ -5,12 +5,13 @@
 //      alone on the machine: its tests start servers, nginx, php-fpm and Chromium.
 // `npm run test:fast` (argument `fast`) runs the fast tier alone. Output streams as tests finish.
 import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const turbo = join(root, 'node_modules', '.bin', 'turbo');
-const env = { ...process.env, TURBO_TELEMETRY_DISABLED: '1', DO_NOT_TRACK: '1' };
+// node_modules/.bin first, as under `npm run`: turbo finds pnpm there.
+const env = { ...process.env, PATH: `${join(root, 'node_modules', '.bin')}${delimiter}${process.env.PATH ?? ''}`, TURBO_TELEMETRY_DISABLED: '1', DO_NOT_TRACK: '1' };
 const fastOnly = process.argv[2] === 'fast';
 
 const phases = fastOnly
@@ -24,7 +25,7 @@ const started = performance.now();
 const failed = [];
 for (const [name, args] of phases) {
   console.log(`\ntest: ${name}`);
-  const run = spawnSync(turbo, ['run', ...args, '--continue', '--log-order=stream', '--output-logs=full'], { cwd: root, env, stdio: 'inherit' });
+  const run = spawnSync(turbo, ['run', ...args, '--continue', '--log-order=stream', '--output-logs=new-only'], { cwd: root, env, stdio: 'inherit' });
   if (run.status !== 0) failed.push(name);
 }
 const seconds = Math.round((performance.now() - started) / 1000);

@@ -20,7 +20,8 @@ describe('a failing activity-log store', () => {
     const started = performance.now();
     await expectAnswer(await svc.post(FIELD_PATH, form({ id: '21', field: 'a' }), { cookie }), 200, '{"ok":true}');
     await expectAnswer(await svc.post(ITEM_PATH, form({ id: '22', delete: '' }), { cookie }), 200, '{"ok":true}');
-    expect(performance.now() - started).toBeLessThan(2_000);
+    // Only bounds a hang: the answers never wait for the store.
+    expect(performance.now() - started).toBeLessThan(5_000);
     expect(await until(() => svc.logs.lines.some((line) => line.msg === 'activity log write failed; will retry'), 10_000)).toBe(true);
     // The store comes back: the table is there again.
     const reopened = await openSqlActivityLogStore(`sqlite:${dbFile}`);

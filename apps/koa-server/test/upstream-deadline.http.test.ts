@@ -21,8 +21,8 @@ describe.each(['got', 'undici'])('UPSTREAM_CLIENT=%s', (client) => {
     await expectAnswer(await svc.post(FIELD_PATH, form({ id: '5', field: 'estado', value: 'x' }), { cookie }), 200, FIELD_FAILED);
     const took = Date.now() - started;
     expect(took).toBeGreaterThanOrEqual(LIMIT_MS - 5);
-    // Wide enough for a loaded machine; the bugs this guards against took 10 s and more.
-    expect(took).toBeLessThan(LIMIT_MS + 1_500);
+    // Only bounds a hang (the upstream never ends its answer): a busy machine's late timers must not fail it.
+    expect(took).toBeLessThan(LIMIT_MS + 5_000);
     expect(await svc.rows()).toHaveLength(0);
     await svc.close();
   }

@@ -128,8 +128,8 @@ describe('OAuth2 client credentials: one time limit for the whole token request'
     expect(error).toBeInstanceOf(TokenUnavailableError);
     expect(String(error)).not.toContain('SECRET');
     expect(took).toBeGreaterThanOrEqual(timeoutMs - 5);
-    // Wide enough for a loaded machine; the bugs this guards against took 10 s and more.
-    expect(took).toBeLessThan(timeoutMs + 1_500);
+    // Only bounds a hang (the answers never end): a busy machine's late timers must not fail it.
+    expect(took).toBeLessThan(timeoutMs + 5_000);
   }
 
   it('gives up on a token answer whose body drips and never ends', async () => {

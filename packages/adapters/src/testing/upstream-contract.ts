@@ -40,7 +40,7 @@ export interface UpstreamHarness {
  * narrow enough to catch what it guards against: a limit per wait (a dribbling body held 60 s)
  * or a client's own connect timeout (undici's 10 s).
  */
-const TIMEOUT_MARGIN_MS = 1_500;
+const TIMEOUT_MARGIN_MS = 5_000;
 
 /**
  * The Upstream port's contract, run against every adapter of it. `claims.network`: the adapter talks
