@@ -1,9 +1,10 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { staleBuild } from '@cotizaciones/adapters';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 
@@ -28,8 +29,10 @@ describe('the documented commands, from a fresh clone', () => {
   it('npm run build installs first, showing the install, then builds every package', () => {
     const run = npm('run', 'build');
     expect(run.status, run.stderr).toBe(0);
-    // pnpm's own report of the install is visible (a first install takes a while).
+    // pnpm's own report of the install is visible (a first install takes a while)…
     expect(run.stdout).toMatch(/Packages: \+\d+|Progress: resolved \d+/);
+    // …and nothing else's: no update box, no telemetry notice.
+    expect(run.stdout + run.stderr).not.toMatch(/update available|new (major|minor|patch) version|telemetry|npm notice/i);
     for (const built of ['packages/core', 'packages/adapters', 'packages/runtime', 'apps/koa-server', 'apps/cli', 'apps/bench']) {
       expect(existsSync(join(clone, built, 'dist')), built).toBe(true);
     }
@@ -64,5 +67,18 @@ describe('the documented commands, from a fresh clone', () => {
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout.split('\n')[0]).toBe(`dry run: 2 dry-run; results in ${changes}.dry-run.csv`);
     expect(run.stdout).toContain('3,dry-run,"POST /api/cotizaciones/items/update {""id"":""32"",""delete"":1}"');
+    // Nothing changed since: the repeat neither installs nor builds (no pnpm, no turbo), and answers the same.
+    const again = npm('run', '-s', 'cli', '--', 'apply', changes, '--as', '7', '--dry-run');
+    expect(again.status, again.stderr).toBe(0);
+    expect(again.stderr).toBe('');
+    expect(again.stdout).toBe(run.stdout);
+  }, 300_000);
+
+  it('a changed source is rebuilt before the next command runs it', () => {
+    const main = join(clone, 'packages/core/src/index.ts');
+    writeFileSync(main, `${readFileSync(main, 'utf8')}\n`);
+    const run = npm('run', '-s', 'cli', '--', '--help');
+    expect(run.stderr).toMatch(/Running build/);
+    expect(staleBuild(join(clone, 'packages/core'))).toBeUndefined();
   }, 300_000);
 });
