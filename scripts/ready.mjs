@@ -87,14 +87,22 @@ if (!existsSync(join(root, 'node_modules', '.modules.yaml')) || stampOf('install
 
 const dirs = process.argv.slice(2).map((dir) => dir.replace(/\/$/, ''));
 const names = closure(packages, dirs);
-const buildKey = hashFiles(['tsconfig.base.json', 'turbo.json', ...names.flatMap((name) => ['package.json', 'tsconfig.json', 'tsconfig.build.json'].map((file) => `${packages.get(name).dir}/${file}`))]);
-const stampName = `build-${createHash('sha256').update(names.sort().join(' ')).digest('hex').slice(0, 16)}`;
+// A package is current when its dist/ was built from its src/ as it is now, under its build configuration as it is now.
+const configKey = (name) => {
+  const { dir } = packages.get(name);
+  return hashFiles(['tsconfig.base.json', 'turbo.json', ...['package.json', 'tsconfig.json', 'tsconfig.build.json'].map((file) => `${dir}/${file}`)]);
+};
+const stampName = (name) => `build-${name.replace(/\W/g, '_')}`;
 const current = (name) => {
   const { dir } = packages.get(name);
   const stamp = join(root, dir, 'dist', '.source-hash');
-  return existsSync(stamp) && readFileSync(stamp, 'utf8').trim() === sourceHash(join(root, dir, 'src'));
+  return (
+    stampOf(stampName(name)) === configKey(name) &&
+    existsSync(stamp) &&
+    readFileSync(stamp, 'utf8').trim() === sourceHash(join(root, dir, 'src'))
+  );
 };
-if (stampOf(stampName) !== buildKey || !names.every(current)) {
+if (!names.every(current)) {
   run(join(root, 'node_modules', '.bin', 'turbo'), ['run', 'build', '--output-logs=errors-only', ...names.map((name) => `--filter=${name}`)]);
-  writeStamp(stampName, buildKey);
+  for (const name of names) writeStamp(stampName(name), configKey(name));
 }
