@@ -3,7 +3,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Pool } from 'undici';
-import { phpIntCast } from '@cotizaciones/core';
+import { phpIntCast, UPDATE_QUOTATION_FIELD } from '@cotizaciones/core';
 import { announceListening } from './announce-listening.js';
 import { batchedLog } from './batched-log.js';
 
@@ -78,7 +78,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     : { id, field, value: form.get('value') ?? '' };
   const upstream = await pool.request({
     method: 'POST',
-    path: '/api/cotizaciones/update',
+    path: UPDATE_QUOTATION_FIELD.upstreamPath,
     headers: { 'content-type': 'application/json', accept: 'application/json', authorization: 'Bearer bench-token' },
     body: JSON.stringify(payload),
   });

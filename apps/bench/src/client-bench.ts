@@ -3,13 +3,13 @@
 import { Agent, request as httpRequest } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import got from 'got';
-import type { UpstreamRequest } from '@cotizaciones/core';
+import { UPDATE_QUOTATION_FIELD, type UpstreamRequest } from '@cotizaciones/core';
 import { gotUpstream } from '@cotizaciones/adapters/got';
 import { undiciUpstream } from '@cotizaciones/adapters/undici';
 import { spawnServer } from './processes.js';
 
 type Call = () => Promise<unknown>;
-const request: UpstreamRequest = { path: '/api/cotizaciones/update', payload: { id: '12', field: 'estado', value: 'x' }, token: 't' };
+const request: UpstreamRequest = { path: UPDATE_QUOTATION_FIELD.upstreamPath, payload: { id: '12', field: 'estado', value: 'x' }, token: 't' };
 const jsonHeaders = { 'content-type': 'application/json', accept: 'application/json' };
 
 const variants: Record<string, (url: string) => Call> = {

@@ -1,5 +1,5 @@
 import type { Pool } from 'undici';
-import { phpIntCast } from '@cotizaciones/core';
+import { phpIntCast, UPDATE_QUOTATION_FIELD } from '@cotizaciones/core';
 import type { batchedLog } from './batched-log.js';
 
 /** Endpoint A's path, as the references serve it. */
@@ -37,7 +37,7 @@ export async function referenceUpdate(
       : { id, field, value: text(form.value) ?? '' };
   const upstream = await pool.request({
     method: 'POST',
-    path: '/api/cotizaciones/update',
+    path: UPDATE_QUOTATION_FIELD.upstreamPath,
     headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${token}` },
     body: JSON.stringify(payload),
   });

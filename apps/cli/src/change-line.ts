@@ -1,20 +1,17 @@
-/** The two operations a line can ask for, by the name operations staff write in the file. */
-export const OPERATIONS = ['quotation', 'item'] as const;
-export type Operation = (typeof OPERATIONS)[number];
+import { OPERATIONS, paramNames, type Operation } from '@cotizaciones/core';
 
-/** The form parameters each operation reads, by the names the web endpoints use. */
-const PARAMETERS: Record<Operation, readonly string[]> = {
-  quotation: ['id', 'field', 'value', 'idEmpresa', 'idUsuario'],
-  item: ['id', 'field', 'value', 'delete'],
-};
+/** The operations a line can ask for, by the name operations staff write in the file (the core's catalog). */
+const BY_LINE_NAME: ReadonlyMap<string, Operation> = new Map(OPERATIONS.map((operation) => [operation.lineName, operation]));
+
 /** Every column a file may have. */
-export const COLUMNS: ReadonlySet<string> = new Set(['operation', ...PARAMETERS.quotation, ...PARAMETERS.item]);
+export const COLUMNS: ReadonlySet<string> = new Set(['operation', ...OPERATIONS.flatMap((operation) => paramNames(operation))]);
 
 /** One line of the input file, ready for its use case. */
 export interface ChangeLine {
   /** Line number in the file (1 = the first line, a CSV header included). */
   readonly line: number;
-  readonly operation: Operation;
+  /** The operation's `lineName` in the core's catalog. */
+  readonly operation: string;
   /** The parameters present on the line; an absent one is not a key. */
   readonly params: ReadonlyMap<string, string>;
 }
@@ -36,10 +33,11 @@ export const isMalformed = (line: InputLine): line is MalformedLine => 'problem'
  */
 export function toInputLine(line: number, record: Readonly<Record<string, unknown>>): InputLine {
   const operation = record.operation;
-  if (typeof operation !== 'string' || !(OPERATIONS as readonly string[]).includes(operation)) {
-    return { line, problem: `operation must be ${OPERATIONS.join(' or ')}, not ${JSON.stringify(operation ?? '')}` };
+  const known = typeof operation === 'string' ? BY_LINE_NAME.get(operation) : undefined;
+  if (typeof operation !== 'string' || !known) {
+    return { line, problem: `operation must be ${[...BY_LINE_NAME.keys()].join(' or ')}, not ${JSON.stringify(operation ?? '')}` };
   }
-  const allowed = PARAMETERS[operation as Operation];
+  const allowed: readonly string[] = paramNames(known);
   const params = new Map<string, string>();
   for (const [name, value] of Object.entries(record)) {
     if (name === 'operation' || value === '' || value === null || value === undefined) continue;
@@ -48,5 +46,5 @@ export function toInputLine(line: number, record: Readonly<Record<string, unknow
     params.set(name, String(value));
   }
   if (!params.has('id')) return { line, problem: 'id is missing' };
-  return { line, operation: operation as Operation, params };
+  return { line, operation, params };
 }

@@ -1,4 +1,4 @@
-import { updateQuotationField, updateQuotationItem, type Session, type UseCaseDeps, type UpstreamRequest } from '@cotizaciones/core';
+import { OPERATIONS, changeUseCase, type Session, type UseCaseDeps, type UpstreamRequest } from '@cotizaciones/core';
 import { errorSummary } from '@cotizaciones/runtime';
 import type { ChangeLine } from './change-line.js';
 import { lineOutcome, type LineResult } from './line-result.js';
@@ -12,15 +12,16 @@ export interface RunIdentity {
   readonly userAgent: string;
 }
 
-type UseCase = ReturnType<typeof updateQuotationField>;
-
 /** Each line through the same use case as its web endpoint: same payload rules, replies and audit entries. */
 export function lineRunner(deps: UseCaseDeps, identity: RunIdentity): (line: ChangeLine) => Promise<LineResult> {
-  const useCases: Record<ChangeLine['operation'], UseCase> = { quotation: updateQuotationField(deps), item: updateQuotationItem(deps) };
+  const byLineName = new Map(OPERATIONS.map((operation) => [operation.lineName, changeUseCase(deps, operation)]));
   const session = signedIn(identity.userId);
   return async (line) => {
     const meta = { requestId: `${identity.runId}:${line.line}`, userAgent: identity.userAgent };
-    const { reply, kind, cause } = await useCases[line.operation]({ session, params: line.params, meta });
+    const useCase = byLineName.get(line.operation);
+    // Only the catalog's names get past the reader (toInputLine).
+    if (!useCase) throw new Error(`no operation is called ${line.operation}`);
+    const { reply, kind, cause } = await useCase({ session, params: line.params, meta });
     // Operations staff need the why (a timeout, a refused token) that the web reply leaves out; causes carry no secret.
     const message = reply.ok ? '' : cause ? `${reply.msg} (${errorSummary(cause).message})` : reply.msg;
     return { line: line.line, outcome: lineOutcome(kind), message };

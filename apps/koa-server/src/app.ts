@@ -1,11 +1,11 @@
 import Router from '@koa/router';
 import Koa from 'koa';
-import type { SessionPolicy } from '@cotizaciones/core';
+import { OPERATIONS, type SessionPolicy, type UseCase } from '@cotizaciones/core';
 import { signingKeys, type ReadableActivityLogStore, type SessionStore } from '@cotizaciones/adapters';
 import { mountDevRoutes } from './http/dev-routes.js';
 import { bearerMatcher } from './http/bearer-guard.js';
 import { crossSiteGuard } from './http/cross-site-guard.js';
-import { endpoint, type UseCase } from './http/endpoint.js';
+import { endpoint } from './http/endpoint.js';
 import { REJECTIONS } from './http/rejection.js';
 import type { RequestState } from './http/request-state.js';
 import { requestFrame } from './http/request-frame.js';
@@ -14,7 +14,6 @@ import { phpSessionBinding, type CookieHeaderSessions } from './http/php-session
 import { koaSessionBinding } from './http/koa-session-binding.js';
 import type { Metrics } from './metrics.js';
 import { openApiDocument } from './openapi.js';
-import { QUOTATION_FIELD_PATH, QUOTATION_ITEM_PATH } from './paths.js';
 import type { Log } from '@cotizaciones/runtime';
 import { logHttpError } from './http/log-http-error.js';
 
@@ -35,8 +34,8 @@ export interface AppOptions {
 }
 
 export interface AppDeps {
-  readonly updateQuotationField: UseCase;
-  readonly updateQuotationItem: UseCase;
+  /** Each operation's use case, by the operation's name (the core's `useCases`). */
+  readonly useCases: ReadonlyMap<string, UseCase>;
   /** Read by the dev routes. */
   readonly activity: Pick<ReadableActivityLogStore, 'recent'>;
   readonly sessionStore?: SessionStore | undefined;
@@ -87,17 +86,17 @@ export function createApp(options: AppOptions, deps: AppDeps): Koa<RequestState>
     ctx.type = deps.metrics.registry.contentType;
     ctx.body = await deps.metrics.registry.metrics();
   });
-  router.all(`${options.basePath}${QUOTATION_FIELD_PATH}`, endpoint(deps.updateQuotationField, settings));
-  router.all(`${options.basePath}${QUOTATION_ITEM_PATH}`, endpoint(deps.updateQuotationItem, settings));
+  for (const operation of OPERATIONS) {
+    const useCase = deps.useCases.get(operation.name);
+    if (!useCase) throw new Error(`no use case for the operation ${operation.name}`);
+    router.all(`${options.basePath}${operation.webPath}`, endpoint(useCase, settings));
+  }
   // Only where the service keeps its own sessions: with the PHP app's, sign-in is the PHP app's.
   if (options.devLogin && sessions.dev) {
     mountDevRoutes(router, { prefix: '', guard: sameSite, session: sessions, signing: sessions.dev, limits, activity: deps.activity });
   }
 
-  const endpointPaths = new Map([
-    [`${options.basePath}${QUOTATION_FIELD_PATH}`, 'update_cotizacion'],
-    [`${options.basePath}${QUOTATION_ITEM_PATH}`, 'update_cot_item'],
-  ]);
+  const endpointPaths = new Map(OPERATIONS.map((operation) => [`${options.basePath}${operation.webPath}`, operation.name]));
   app.use(requestFrame(deps.log, deps.metrics, endpointPaths));
   app.use(router.routes());
   app.use(() => {

@@ -1,5 +1,5 @@
 import type Koa from 'koa';
-import { updateQuotationField, updateQuotationItem } from '@cotizaciones/core';
+import { OPERATIONS, useCases } from '@cotizaciones/core';
 import type { BufferedActivityLog, ReadableActivityLogStore } from '@cotizaciones/adapters';
 import { openAdapters, type Log } from '@cotizaciones/runtime';
 import { createApp } from './app.js';
@@ -44,8 +44,7 @@ export async function compose(config: Config, log: Log): Promise<Service> {
       metricsToken: config.metricsToken,
     },
     {
-      updateQuotationField: updateQuotationField(deps),
-      updateQuotationItem: updateQuotationItem(deps),
+      useCases: useCases(deps, OPERATIONS),
       // The dev route shows what was just recorded: entries are written a moment after the answer.
       activity: { recent: (limit) => flushedWithin(activityLog, 1_000).then(() => adapters.activityStore.recent(limit)) },
       sessionStore: adapters.sessionStore,

@@ -1,4 +1,6 @@
-import { QUOTATION_FIELD_PATH, QUOTATION_ITEM_PATH } from './paths.js';
+import { OPERATIONS, type Operation } from '@cotizaciones/core';
+import { INTERNAL_ERROR_MSG } from './http/error-handler.js';
+import { REJECTIONS } from './http/rejection.js';
 
 const text = { type: 'string' } as const;
 const contractHeaders = {
@@ -19,10 +21,11 @@ const answer = (description: string, schema: object, extraHeaders: object = {}) 
   content: { 'application/json; charset=UTF-8': { schema } },
 });
 
-function endpoint(summary: string, params: Record<string, string>, defaultMsg: string) {
-  const form = { type: 'object', properties: Object.fromEntries(Object.entries(params).map(([name, description]) => [name, { ...text, description }])) };
+function endpoint({ name, summary, params, defaultMsg }: Operation) {
+  const form = { type: 'object', properties: Object.fromEntries(Object.entries(params).map(([param, description]) => [param, { ...text, description }])) };
   return {
     post: {
+      operationId: name,
       summary,
       description: `Parameters are read as PHP's $_POST: only from an urlencoded or multipart body (never the query string); the last of repeated names wins; a parameter sent in array form (name[]) is refused. Without a signed-in session: "No autenticado". When the upstream fails without a message: "${defaultMsg}".`,
       security: [{ session: [] }],
@@ -32,12 +35,12 @@ function endpoint(summary: string, params: Record<string, string>, defaultMsg: s
       },
       responses: {
         '200': answer('The result of the operation (also for refusals of the operation itself).', { $ref: '#/components/schemas/Result' }),
-        '400': answer('A body that cannot be read (malformed multipart, undecodable Content-Encoding).', failure('Solicitud inválida.')),
-        '403': answer('A cross-site POST (Sec-Fetch-Site: cross-site, or an Origin not allowed).', failure('Origen no permitido.')),
-        '405': answer('Any method but POST.', failure('Método no permitido.'), { Allow: { required: true, schema: { const: 'POST' } } }),
-        '413': answer('A body over the size limit, or more than the parameter limit.', failure('Solicitud demasiado grande.')),
-        '500': answer('An unexpected error (the cause is in the server log).', failure('Error interno.')),
-        '503': answer('The session store cannot be reached.', failure('Servicio no disponible.')),
+        '400': answer('A body that cannot be read (malformed multipart, undecodable Content-Encoding).', failure(REJECTIONS.malformed().msg)),
+        '403': answer('A cross-site POST (Sec-Fetch-Site: cross-site, or an Origin not allowed).', failure(REJECTIONS.crossSite().msg)),
+        '405': answer('Any method but POST.', failure(REJECTIONS.methodNotAllowed('POST').msg), { Allow: { required: true, schema: { const: 'POST' } } }),
+        '413': answer('A body over the size limit, or more than the parameter limit.', failure(REJECTIONS.tooLarge().msg)),
+        '500': answer('An unexpected error (the cause is in the server log).', failure(INTERNAL_ERROR_MSG)),
+        '503': answer('The session store cannot be reached.', failure(REJECTIONS.unavailable().msg)),
       },
     },
   };
@@ -53,27 +56,7 @@ export function openApiDocument(basePath: string) {
       description: 'Drop-in replacement of the PHP inline-edit endpoints of quotations (cotizaciones).',
     },
     paths: {
-      [`${basePath}${QUOTATION_FIELD_PATH}`]: endpoint(
-        'Change one field of a quotation',
-        {
-          id: 'Quotation id, forwarded as received (0 when absent).',
-          field: 'Field to change; "benef_emp" sets the beneficiary company and user instead of value.',
-          value: 'New value (not sent upstream for benef_emp).',
-          idEmpresa: 'Company id, only for benef_emp.',
-          idUsuario: 'User id, only for benef_emp.',
-        },
-        'No se pudo actualizar la cotización.',
-      ),
-      [`${basePath}${QUOTATION_ITEM_PATH}`]: endpoint(
-        'Change one field of a quotation item, or delete it',
-        {
-          id: 'Item (detalle) id, forwarded as received (0 when absent).',
-          delete: 'Present with any value (even empty or "0"): delete the item.',
-          field: 'Field to change (when not deleting).',
-          value: 'New value (when not deleting).',
-        },
-        'No se pudo actualizar el ítem.',
-      ),
+      ...Object.fromEntries(OPERATIONS.map((operation) => [`${basePath}${operation.webPath}`, endpoint(operation)])),
     },
     components: {
       schemas: {

@@ -1,45 +1,41 @@
-import { auditChange, type AuditEvent } from './audit.js';
+import { auditChange } from './audit.js';
 import type { ChangeRequest, UseCaseDeps } from './change-request.js';
 import { readStrings } from './form-params.js';
 import { forwardChange } from './forward-change.js';
+import { paramNames, type Operation } from './operations.js';
 import type { Outcome } from './outcome.js';
 import { phpIntCast } from './php-int.js';
 import { MESSAGES, failure } from './reply.js';
-import type { UpstreamPayload } from './ports/upstream.js';
 
-/** The parameters a use case reads: each a string, or undefined when absent. */
-export type Params<N extends string> = { readonly [K in N]: string | undefined };
-
-/** What distinguishes one change operation from another. */
-export interface ChangeSpec<N extends string> {
-  /** Every parameter the operation uses; any of them in array form is refused. */
-  readonly params: readonly N[];
-  readonly path: string;
-  readonly defaultMsg: string;
-  payload(params: Params<N>): UpstreamPayload;
-  audit(params: Params<N>, entityId: bigint): Omit<AuditEvent, 'entityId'>;
-}
+/** A use case: one call of an operation. */
+export type UseCase = (request: ChangeRequest) => Promise<Outcome>;
 
 /**
- * The steps both operations share: session check, parameters, forward to the
+ * The steps every operation shares: session check, parameters, forward to the
  * upstream, reply, and the audit entry keyed by the integer value of `id`.
  */
-export function changeUseCase<N extends string>(deps: UseCaseDeps, spec: ChangeSpec<N | 'id'>) {
-  return async (request: ChangeRequest): Promise<Outcome> => {
+export function changeUseCase<N extends string>(deps: UseCaseDeps, operation: Operation<N | 'id'>): UseCase {
+  const names = paramNames(operation);
+  return async (request) => {
     const user = await request.session.currentUser();
     if (!user) return { reply: failure(MESSAGES.notAuthenticated), kind: 'not-authenticated' };
 
-    const read = readStrings(request.params, spec.params);
+    const read = readStrings(request.params, names);
     if (!read.ok) return { reply: failure(MESSAGES.invalidParams), kind: 'invalid-params' };
 
     const outcome = await forwardChange(deps, {
-      path: spec.path,
-      payload: spec.payload(read.values),
+      path: operation.upstreamPath,
+      payload: operation.payload(read.values),
       user,
-      defaultMsg: spec.defaultMsg,
+      defaultMsg: operation.defaultMsg,
     });
 
     const entityId = phpIntCast(read.values.id ?? '');
-    return auditChange(deps, request, user, outcome, { ...spec.audit(read.values, entityId), entityId });
+    return auditChange(deps, request, user, outcome, { ...operation.audit(read.values, entityId), entityId });
   };
+}
+
+/** Every operation's use case, by the operation's name. */
+export function useCases(deps: UseCaseDeps, operations: readonly Operation[]): ReadonlyMap<string, UseCase> {
+  return new Map(operations.map((operation) => [operation.name, changeUseCase(deps, operation)]));
 }

@@ -1,5 +1,7 @@
-export { updateQuotationField, UPDATE_QUOTATION_PATH } from './update-quotation-field.js';
-export { updateQuotationItem, UPDATE_ITEM_PATH } from './update-quotation-item.js';
+export { OPERATIONS, UPDATE_QUOTATION_FIELD, UPDATE_QUOTATION_ITEM, paramNames, type Operation, type Params } from './operations.js';
+export { changeUseCase, useCases, type UseCase } from './change-use-case.js';
+export { updateQuotationField } from './update-quotation-field.js';
+export { updateQuotationItem } from './update-quotation-item.js';
 export type { ChangeRequest, RequestMeta, UseCaseDeps } from './change-request.js';
 export type { Outcome, OutcomeKind } from './outcome.js';
 export { MESSAGES, type Reply } from './reply.js';

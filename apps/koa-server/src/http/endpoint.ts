@@ -1,4 +1,4 @@
-import type { ChangeRequest, FormParams, Outcome } from '@cotizaciones/core';
+import type { FormParams, UseCase } from '@cotizaciones/core';
 import type { Log } from '@cotizaciones/runtime';
 import type { RequestCheck } from './cross-site-guard.js';
 import type { BodyLimits } from './parse-multipart.js';
@@ -8,8 +8,6 @@ import { replyJson } from './reply-json.js';
 import { requestMeta } from './request-meta.js';
 import type { SessionBinding } from './session-binding.js';
 import type { RequestMiddleware } from './request-state.js';
-
-export type UseCase = (request: ChangeRequest) => Promise<Outcome>;
 
 export interface EndpointSettings {
   readonly limits: BodyLimits;

@@ -4,6 +4,9 @@ import { REJECTIONS, Rejection } from './rejection.js';
 import { replyJson } from './reply-json.js';
 import type { RequestContext } from './request-state.js';
 
+/** The answer's message for an unexpected error (its cause goes to the server log only). */
+export const INTERNAL_ERROR_MSG = 'Error interno.';
+
 /**
  * The one place errors become answers: JSON in the contract's shape with its
  * headers (Koa's own handler would drop them and answer text). Unexpected
@@ -19,7 +22,7 @@ export function answerError(ctx: RequestContext, error: unknown, log: Log): void
   }
   log.error({ err: error, requestId: ctx.state.requestId }, 'unexpected error');
   ctx.state.outcome = 'error';
-  replyJson(ctx, 500, { ok: false, msg: 'Error interno.' });
+  replyJson(ctx, 500, { ok: false, msg: INTERNAL_ERROR_MSG });
 }
 
 function asRejection(error: unknown): Rejection | undefined {

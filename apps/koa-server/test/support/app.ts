@@ -1,4 +1,4 @@
-import { updateQuotationField, updateQuotationItem, type TokenSource } from '@cotizaciones/core';
+import { OPERATIONS, UPDATE_QUOTATION_FIELD, useCases, type TokenSource, type UseCase } from '@cotizaciones/core';
 import { inMemoryActivityLog, inMemoryActivityLogStore, inMemoryUpstream, staticTokenSource } from '@cotizaciones/adapters';
 import { createApp, type AppDeps, type AppOptions } from '../../src/app.js';
 import { createMetrics } from '../../src/metrics.js';
@@ -19,7 +19,7 @@ export const DEFAULT_OPTIONS: AppOptions = {
 /** createApp on in-memory adapters, for what the composed service cannot easily be made to do. */
 export async function startApp(
   options: Partial<AppOptions> = {},
-  deps: Partial<AppDeps> & { tokens?: TokenSource } = {},
+  deps: Partial<AppDeps> & { tokens?: TokenSource; updateQuotationField?: UseCase } = {},
   limits: Partial<ServerLimits> = {},
 ) {
   const upstream = inMemoryUpstream();
@@ -29,13 +29,14 @@ export async function startApp(
   const app = createApp(
     { ...DEFAULT_OPTIONS, ...options },
     {
-      updateQuotationField: updateQuotationField(useCaseDeps),
-      updateQuotationItem: updateQuotationItem(useCaseDeps),
+      useCases: new Map([
+        ...useCases(useCaseDeps, OPERATIONS),
+        ...(deps.updateQuotationField ? [[UPDATE_QUOTATION_FIELD.name, deps.updateQuotationField] as const] : []),
+      ]),
       activity: inMemoryActivityLogStore(),
       log: logs.log,
       metrics: createMetrics(() => ({ written: 0, retried: 0, dropped: 0, spilled: 0, queued: 0, deadLettered: 0, deadLetterFailed: 0 })),
       readiness: () => Promise.resolve([]),
-      ...(deps.updateQuotationField ? { updateQuotationField: deps.updateQuotationField } : {}),
     },
   );
   const { server, url } = await listen(app, limits, logs.log);
