@@ -1,5 +1,6 @@
 import type { Metrics } from '../metrics.js';
-import { METRIC_OUTCOME, outcomeOf } from './request-outcome.js';
+import { METRIC_OUTCOME } from './request-outcome.js';
+import { outcomeOf } from './request-state.js';
 import type { RequestContext } from './request-state.js';
 
 /**

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Log } from '@cotizaciones/runtime';
-import { outcomeOf } from './request-outcome.js';
+import { outcomeOf } from './request-state.js';
 import type { RequestContext } from './request-state.js';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;

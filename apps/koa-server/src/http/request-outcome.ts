@@ -1,5 +1,4 @@
 import type { OutcomeKind } from '@cotizaciones/core';
-import type { RequestContext } from './request-state.js';
 
 /**
  * What became of a request to an endpoint, in one vocabulary: the use case's own outcome, or
@@ -20,10 +19,3 @@ export const METRIC_OUTCOME: Readonly<Record<RequestOutcome, string>> = {
   unavailable: 'unavailable',
   error: 'error',
 };
-
-/** The request's outcome; for a route that sets none, what its status says of a failure. */
-export function outcomeOf(ctx: RequestContext): RequestOutcome | undefined {
-  if (ctx.state.outcome) return ctx.state.outcome;
-  if (ctx.status === 503) return 'unavailable';
-  return ctx.status >= 500 ? 'error' : undefined;
-}

@@ -20,3 +20,10 @@ export interface RequestState {
 
 export type RequestContext = ParameterizedContext<RequestState>;
 export type RequestMiddleware = Middleware<RequestState>;
+
+/** The request's outcome; for a route that sets none, what its status says of a failure. */
+export function outcomeOf(ctx: RequestContext): RequestOutcome | undefined {
+  if (ctx.state.outcome) return ctx.state.outcome;
+  if (ctx.status === 503) return 'unavailable';
+  return ctx.status >= 500 ? 'error' : undefined;
+}

@@ -1,4 +1,5 @@
 import type { ActivityEntry } from '@cotizaciones/core';
+import type { SqlEngine } from './activity-log-url.js';
 
 /** Where activity entries end up. Writes are batches: one round trip per batch. */
 export interface ActivityLogStore {
@@ -27,6 +28,12 @@ export interface StoredActivity {
 export interface ReadableActivityLogStore extends ActivityLogStore {
   /** The newest entries first. */
   recent(limit: number): Promise<StoredActivity[]>;
+}
+
+/** A store in a SQL database (SQLite, PostgreSQL, MySQL/MariaDB): which engine, which table. */
+export interface SqlActivityLogStore extends ReadableActivityLogStore {
+  readonly engine: SqlEngine;
+  readonly table: string;
 }
 
 /** The row an entry becomes, before engine-specific value conversion. */

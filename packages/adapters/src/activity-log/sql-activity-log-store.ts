@@ -1,16 +1,13 @@
 import { CompiledQuery, Kysely, MysqlDialect, PostgresDialect, sql, type Dialect } from 'kysely';
 import type { ActivityEntry } from '@cotizaciones/core';
 import { sqlEngineOf, type SqlEngine } from './activity-log-url.js';
-import { toStoredActivity, type ReadableActivityLogStore } from './activity-log-store.js';
+
+export type { SqlActivityLogStore } from './activity-log-store.js';
+import { toStoredActivity, type SqlActivityLogStore } from './activity-log-store.js';
 import { INSERT_COLUMNS, checkedTableName, createTableSql, fromRow, type Row } from './activity-log-schema.js';
 import { openSqliteActivityLogStore } from './sqlite-activity-log-store.js';
 import { storeError } from './activity-store-error.js';
 import { isMysqlRefusal, isPostgresRefusal } from './sql-error-kinds.js';
-
-export interface SqlActivityLogStore extends ReadableActivityLogStore {
-  readonly engine: SqlEngine;
-  readonly table: string;
-}
 
 type Database = Record<string, Row>;
 /** The engines reached over a connection pool (SQLite has its own store). */

@@ -1,8 +1,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { toStoredActivity } from './activity-log-store.js';
-import type { SqlActivityLogStore } from './sql-activity-log-store.js';
+import { toStoredActivity, type SqlActivityLogStore } from './activity-log-store.js';
 import type { SqliteReply, SqliteRequest } from './sqlite-worker.js';
 import { ActivityStoreError } from './activity-store-error.js';
 import { staleBuild } from '../build/stale-build.js';
