@@ -81,7 +81,7 @@ const manifests = ['package.json', ...[...packages.values()].map((p) => `${p.dir
 const installKey = hashFiles(['pnpm-lock.yaml', 'pnpm-workspace.yaml', '.npmrc', ...manifests]);
 if (!existsSync(join(root, 'node_modules', '.modules.yaml')) || stampOf('install') !== installKey) {
   // pnpm through npx, at the version the project pins: the machine needs only Node and npm.
-  run('npx', ['-y', `pnpm@${rootManifest.devDependencies.pnpm}`, 'install', '--frozen-lockfile', '--loglevel=info']);
+  run('npx', ['-y', `pnpm@${rootManifest.devDependencies.pnpm}`, 'install', '--frozen-lockfile', '--loglevel=info', '--config.confirmModulesPurge=false']);
   writeStamp('install', installKey);
 }
 

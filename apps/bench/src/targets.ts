@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sign } from '@fastify/cookie';
-import { assertBuilt } from '@cotizaciones/adapters';
+import { assertBuilt } from '@cotizaciones/adapters/build';
 import { openSqliteReadOnly, type SqliteDatabase } from '@cotizaciones/adapters/testing';
 import pg from 'pg';
 import { spawnServer, type Spawned } from './processes.js';

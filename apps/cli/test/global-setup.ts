@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { assertBuilt } from '@cotizaciones/adapters';
+import { assertBuilt } from '@cotizaciones/adapters/build';
 import { setupTestEnvironment } from '@cotizaciones/adapters/testing/environment';
 
 /** The packages whose dist/ the process tests run (the tool's main.js, the runtime, the SQLite worker). */

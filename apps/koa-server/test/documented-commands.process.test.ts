@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { staleBuild } from '@cotizaciones/adapters';
+import { staleBuild } from '@cotizaciones/adapters/build';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 

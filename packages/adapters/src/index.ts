@@ -27,4 +27,3 @@ export type { SessionStore } from './session/session-store.js';
 export { inMemorySessionStore } from './session/in-memory-session-store.js';
 export { signingKeys, type SigningKeys } from './session/signing-keys.js';
 export { cookieSessionCodec } from './session/cookie-session-codec.js';
-export { assertBuilt, staleBuild } from './build/stale-build.js';

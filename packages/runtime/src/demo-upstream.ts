@@ -1,4 +1,5 @@
-import { phpIntCast, type Upstream, type UpstreamPayload } from '@cotizaciones/core';
+import { phpIntCast, type UpstreamPayload } from '@cotizaciones/core';
+import type { ClosableUpstream } from '@cotizaciones/adapters';
 
 export const DEMO_TOKEN = 'demo-token';
 
@@ -8,9 +9,10 @@ export const DEMO_TOKEN = 'demo-token';
  * API would for anything else. Keeps nothing per call: a quick start left
  * running must not grow (the tests' in-memory upstream records every call).
  */
-export function demoUpstream(): Upstream {
+export function demoUpstream(): ClosableUpstream {
   return {
     post: ({ payload }) => Promise.resolve({ status: 200, body: demoAnswer(payload) }),
+    close: () => undefined,
   };
 }
 

@@ -67,7 +67,7 @@ export async function openAdapters(config: RuntimeConfig, log: Log): Promise<Ada
       ]),
     async close(timeoutMs) {
       await activity.log.close(timeoutMs);
-      upstream.close?.();
+      upstream.close();
       await sessionStore?.close();
       await phpSessions?.close();
     },

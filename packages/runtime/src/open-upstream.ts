@@ -1,9 +1,7 @@
-import type { TokenSource, Upstream } from '@cotizaciones/core';
-import { sessionTokenSource, staticTokenSource } from '@cotizaciones/adapters';
+import type { TokenSource } from '@cotizaciones/core';
+import { sessionTokenSource, staticTokenSource, type ClosableUpstream } from '@cotizaciones/adapters';
 import { demoUpstream } from './demo-upstream.js';
 import type { RuntimeConfig } from './runtime-config.js';
-
-export type ClosableUpstream = Upstream & { close?: () => void };
 
 /**
  * The upstream client the configuration names, or the demo upstream when UPSTREAM_BASE_URL is unset.

@@ -17,10 +17,10 @@ const REMEMBERED_PAIR_CHARS = 1024;
 /**
  * Keygrip's HMAC-SHA1 base64url signatures (the format koa-session cookies
  * carry), compared with `timingSafeEqual`. Keygrip itself compares through a
- * second HMAC under a fresh random key, which cost ~4 % of the CPU per request.
+ * second HMAC under a fresh random key on every check (BENCHMARKS.md measures it).
  */
 export function signingKeys(keys: readonly string[]): SigningKeys {
-  // Keys imported once: createHmac with a string key imports it again on every call (~1 µs of ~6).
+  // Keys imported once: createHmac with a string key imports it again on every call.
   const secrets = keys.map((key) => createSecretKey(Buffer.from(key, 'utf8')));
   const first = secrets[0] ?? createSecretKey(Buffer.alloc(0));
   const sign = (key: KeyObject, data: string) => createHmac('sha1', key).update(data).digest('base64url');
@@ -31,9 +31,9 @@ export function signingKeys(keys: readonly string[]): SigningKeys {
       return expected.length === given.length && timingSafeEqual(expected, given);
     });
   };
-  // A browser sends the same signed cookie on every request (re-signed at most once a minute), and
-  // its HMAC was ~5 of the ~85 µs of JavaScript a request costs. Only pairs that verified are kept,
-  // so guesses cannot fill it, and a hit needs the exact signed pair, which only its holder has.
+  // A browser sends the same signed cookie on every request (re-signed at most once a minute): its
+  // HMAC is remembered. Only pairs that verified are kept, so guesses cannot fill it, and a hit needs
+  // the exact signed pair, which only its holder has.
   const verified = new Map<string, number>();
   const index = (data: string, digest: string) => {
     const pair = `${digest} ${data}`;
