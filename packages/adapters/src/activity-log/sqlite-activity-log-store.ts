@@ -4,16 +4,16 @@ import { Worker } from 'node:worker_threads';
 import { toStoredActivity, type SqlActivityLogStore } from './activity-log-store.js';
 import type { SqliteReply, SqliteRequest } from './sqlite-worker.js';
 import { ActivityStoreError } from './activity-store-error.js';
-import { staleBuild } from '../build/stale-build.js';
 import { isSqliteRefusal } from './sql-error-kinds.js';
 
 /**
  * Under vitest this module runs from src/ (TypeScript); the worker always runs the built file,
  * so a build older than the sources is refused rather than run.
  */
-function workerFile(): URL {
+async function workerFile(): Promise<URL> {
   const beside = new URL('./sqlite-worker.js', import.meta.url);
   if (existsSync(fileURLToPath(beside))) return beside;
+  const { staleBuild } = await import('../build/stale-build.js');
   const stale = staleBuild(fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, ''));
   if (stale) throw new Error(`the SQLite worker is not built from these sources: ${stale}`);
   return new URL('../../dist/activity-log/sqlite-worker.js', import.meta.url);
@@ -27,7 +27,7 @@ type Request = SqliteRequest extends infer R ? (R extends unknown ? Omit<R, 'id'
  * event loop only hands over batches. Creates the table when missing.
  */
 export async function openSqliteActivityLogStore(file: string, table: string): Promise<SqlActivityLogStore> {
-  const worker = new Worker(workerFile(), { workerData: { file, table } });
+  const worker = new Worker(await workerFile(), { workerData: { file, table } });
   const pending = new Map<number, Pending>();
   let nextId = 1;
   let failure: Error | undefined;

@@ -1,17 +1,9 @@
-import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
-
-/** A hash of the files under `dir`: their paths and contents (the same as scripts/stamp-build.mjs writes). */
-function sourceHash(dir: string): string {
-  const hash = createHash('sha256');
-  const files = readdirSync(dir, { withFileTypes: true, recursive: true })
-    .filter((entry) => entry.isFile())
-    .map((entry) => relative(dir, join(entry.parentPath, entry.name)).split(sep).join('/'))
-    .sort();
-  for (const file of files) hash.update(`${file}\0`).update(readFileSync(join(dir, file))).update('\0');
-  return hash.digest('hex');
-}
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+// The one hash the builds stamp (scripts/stamp-build.mjs) and the ready step checks: the work tree's own
+// script, reached the same way from src/ and dist/. Only tests, the bench and the worker's check from
+// src/ load this file; a deployed bundle never does.
+import { sourceHash } from '../../../../scripts/source-hash.mjs';
 
 /**
  * Why a package's `dist/` cannot stand for its `src/`: missing, or built from other sources
