@@ -1,6 +1,6 @@
 /**
- * The committed pact, verified the way the upstream API's team verifies it (see the README's
- * "Contract tests"), here against a reference provider: the stub upstream scripted with the
+ * The committed pact, verified the way the upstream API's team verifies it (see docs/testing.md,
+ * "A consumer contract, for the upstream API's team"), here against a reference provider: the stub upstream scripted with the
  * behaviour each interaction's provider states describe. It shows that the file is verifiable
  * as written — matchers, states, the token replaced by a real one — and that a provider which
  * breaks one answer is caught.

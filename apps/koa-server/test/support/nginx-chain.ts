@@ -9,7 +9,7 @@ export const nginxAvailable = spawnSync('nginx', ['-v']).status === 0;
 if (!nginxAvailable) console.warn('\n[nginx tests] SKIPPING the tests through a real nginx: none on the PATH\n');
 
 /**
- * `hops` nginx reverse proxies in a row in front of `servicePort`, each configured as the README's
+ * `hops` nginx reverse proxies in a row in front of `servicePort`, each configured as docs/operations.md's
  * (`X-Forwarded-For $proxy_add_x_forwarded_for`). Hop k connects to the next from 127.0.0.(10+k),
  * so each hop's address shows in X-Forwarded-For. Returns the outermost proxy's URL.
  */

@@ -1,8 +1,8 @@
 /**
  * One total time limit for one upstream call (connect, send, headers and the whole body): a single
  * timer, cleared when the call settles. It is also the abort `signal` undici accepts (any object
- * with `on`/`once`/`removeListener`): an AbortController per request cost ~40 % of that client's
- * CPU; this costs one timer (measured: within noise of no deadline at all, see README).
+ * with `on`/`once`/`removeListener`): an AbortController per request costs far more than
+ * this one timer (BENCHMARKS.md measures it).
  */
 export class Deadline {
   aborted = false;
