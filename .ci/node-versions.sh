@@ -8,6 +8,13 @@ cd "$(dirname "$0")/.."
 
 if [ "$#" -gt 0 ]; then versions=("$@"); else versions=(22 24); fi
 
+# The machine's npm trusts its registry through the CA file in the machine's global npmrc, which npm
+# finds beside the node binary: a Node from the registry would not see it, and every registry request
+# of that Node's npm and pnpm (pnpm deploy resolves from the registry) would fail its TLS handshake and
+# retry for minutes. Node itself trusts that file when told.
+cafile=$(npm config get cafile 2> /dev/null || true)
+if [ -n "$cafile" ] && [ "$cafile" != null ] && [ -f "$cafile" ]; then export NODE_EXTRA_CA_CERTS="$cafile"; fi
+
 homes=$(mktemp -d)
 trap 'rm -rf "$homes"' EXIT
 # pnpm turns on Node's compile cache, which Node 22+ would keep in /tmp/node-compile-cache.
