@@ -1,5 +1,4 @@
-import { phpIntCast, type UpstreamPayload } from '@cotizaciones/core';
-import type { ClosableUpstream } from '@cotizaciones/adapters';
+import { phpIntCast, type Upstream, type UpstreamPayload } from '@cotizaciones/core';
 
 export const DEMO_TOKEN = 'demo-token';
 
@@ -9,10 +8,9 @@ export const DEMO_TOKEN = 'demo-token';
  * API would for anything else. Keeps nothing per call: a quick start left
  * running must not grow (the tests' in-memory upstream records every call).
  */
-export function demoUpstream(): ClosableUpstream {
+export function demoUpstream(): Upstream {
   return {
     post: ({ payload }) => Promise.resolve({ status: 200, body: demoAnswer(payload) }),
-    close: () => undefined,
   };
 }
 

@@ -9,7 +9,8 @@ import type { RuntimeConfig } from './runtime-config.js';
  */
 export async function openUpstream(config: RuntimeConfig): Promise<ClosableUpstream> {
   const baseUrl = config.upstreamBaseUrl;
-  if (baseUrl === undefined) return demoUpstream();
+  // The demo keeps no connection: nothing to close.
+  if (baseUrl === undefined) return { ...demoUpstream(), close: () => undefined };
   const options = { baseUrl, timeoutMs: config.upstreamTimeoutMs, maxResponseBytes: config.upstreamMaxResponseBytes };
   return config.upstreamClient === 'undici'
     ? (await import('@cotizaciones/adapters/undici')).undiciUpstream(options)
