@@ -11,7 +11,7 @@ if [ "$#" -gt 0 ]; then versions=("$@"); else versions=(22 24); fi
 # The machine's npm trusts its registry through the CA file in the machine's global npmrc, which npm
 # finds beside the node binary: a Node from the registry would not see it, and every registry request
 # of that Node's npm and pnpm (pnpm deploy resolves from the registry) would fail its TLS handshake and
-# retry for minutes. Node itself trusts that file when told.
+# retry for minutes. Node itself trusts that file when told (turbo.json passes the variable to tasks).
 cafile=$(npm config get cafile 2> /dev/null || true)
 if [ -n "$cafile" ] && [ "$cafile" != null ] && [ -f "$cafile" ]; then export NODE_EXTRA_CA_CERTS="$cafile"; fi
 
