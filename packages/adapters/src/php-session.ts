@@ -12,14 +12,6 @@
 //   PhpSessionDecodeError; the session is then "no user".
 export { PhpSessionDecodeError, isPhpObject, type PhpArray, type PhpDecodeLimits, type PhpEnum, type PhpKey, type PhpObject, type PhpValue } from './php-session/php-value.js';
 export { unserializePhp } from './php-session/unserialize.js';
-export { decodePhpSession, SESSION_FORMATS, type DecodedPhpSession, type PhpSessionFormat } from './php-session/session-formats.js';
-export {
-  phpSessions,
-  PhpSessionConfigError,
-  type PhpSaveHandler,
-  type PhpSessionProblem,
-  type PhpSessions,
-  type PhpSessionsOptions,
-  type PhpSessionTouch,
-} from './php-session/php-sessions.js';
-export { phpSessionOptionsFromEnv, PhpSessionEnvError, type PhpSessionEnvOptions } from './php-session/php-session-env.js';
+export { decodePhpSession, type DecodedPhpSession } from './php-session/session-formats.js';
+export { SESSION_FORMATS, type PhpSaveHandler, type PhpSessionFormat, type PhpSessionSettings, type PhpSessionTouch } from './php-session/options.js';
+export { phpSessions, PhpSessionConfigError, type PhpSessionProblem, type PhpSessions, type PhpSessionsOptions } from './php-session/php-sessions.js';

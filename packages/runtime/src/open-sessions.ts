@@ -1,6 +1,6 @@
 import type { SessionStore } from '@cotizaciones/adapters';
 import type { PhpSessions } from '@cotizaciones/adapters/php-session';
-import type { PhpSessionEnvOptions } from '@cotizaciones/adapters/php-session/env';
+import type { PhpSessionSettings } from '@cotizaciones/adapters/php-session/options';
 import type { Log } from './redacting-log.js';
 import type { RuntimeConfig } from './runtime-config.js';
 
@@ -26,7 +26,7 @@ export async function openSessionStore(config: RuntimeConfig, log: Log): Promise
 }
 
 /** SESSION_STORE=php: the PHP app's own sessions; a store that is down at start-up is waited for briefly, then answered 503 until it returns. */
-export async function openPhpSessions(options: PhpSessionEnvOptions | undefined, log: Log): Promise<PhpSessions | undefined> {
+export async function openPhpSessions(options: PhpSessionSettings | undefined, log: Log): Promise<PhpSessions | undefined> {
   if (options === undefined) return undefined;
   const { phpSessions } = await import('@cotizaciones/adapters/php-session');
   const sessions = phpSessions({

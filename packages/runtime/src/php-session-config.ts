@@ -1,19 +1,66 @@
-import { phpSessionOptionsFromEnv, PhpSessionEnvError, type PhpSessionEnvOptions } from '@cotizaciones/adapters/php-session/env';
+import { z } from 'zod';
+import { phpSettingsProblems, SAVE_HANDLERS, SESSION_FORMATS, TOUCH_MODES, type PhpSessionSettings } from '@cotizaciones/adapters/php-session/options';
 import type { ConfigProblems } from './config-problems.js';
-import type { Environment } from './read-env.js';
+import { ownWords, quoting, readVariables, type Environment } from './read-env.js';
 
-/** SESSION_STORE=php's variables, checked by the adapter's own rules; each bad one becomes a line. */
-export function readPhpSessionConfig(env: Environment, problems: ConfigProblems): PhpSessionEnvOptions | undefined {
-  try {
-    return phpSessionOptionsFromEnv(env);
-  } catch (error) {
-    if (!(error instanceof PhpSessionEnvError)) throw error;
-    // "PHP_SESSION_X: why" → "PHP_SESSION_X why", keyed by the variable like every other line.
-    for (const line of error.problems) {
-      const match = /^([A-Z_]+(?:, [A-Z_]+)*): (.*)$/s.exec(line);
-      const variable = match?.[1] ?? line;
-      if (!problems.has(variable)) problems.set(variable, match ? `${variable} ${match[2]}` : line);
-    }
-    return undefined;
+const seconds = z
+  .string()
+  .trim()
+  .regex(/^[1-9]\d{0,9}$/, quoting('is not a positive whole number of seconds'))
+  .transform(Number);
+
+/** SESSION_STORE=php's variables: values copied from php.ini and the PHP app, in PHP's words. */
+const PhpSessionEnv = z.object({
+  PHP_SESSION_SAVE_HANDLER: ownWords(z.string().trim().pipe(z.enum(SAVE_HANDLERS, quoting('is not supported: expected files or redis (phpredis)'))).default('files')),
+  PHP_SESSION_SAVE_PATH: z.string().trim().optional(),
+  PHP_SESSION_SERIALIZE_HANDLER: ownWords(
+    z.string().trim().pipe(z.enum(SESSION_FORMATS, quoting('is not supported: expected php, php_serialize or php_binary'))).default('php'),
+  ),
+  // PHP refuses names with these characters, and names of digits only.
+  PHP_SESSION_NAME: ownWords(
+    z
+      .string()
+      .trim()
+      .refine((name) => !/[=,; \t\r\n\v\f]/.test(name) && !/^\d+$/.test(name), quoting('is not a session cookie name PHP accepts'))
+      .default('PHPSESSID'),
+  ),
+  PHP_SESSION_GC_MAXLIFETIME: ownWords(seconds.default(1440)),
+  PHP_SESSION_USER_KEY: ownWords(z.string().trim().refine((key) => !key.includes('|'), 'cannot contain "|" (PHP ends a session key there)').default('user')),
+  PHP_SESSION_ACTIVITY_KEY: z.string().trim().optional(),
+  PHP_SESSION_IDLE_SECONDS: ownWords(seconds.optional()),
+  PHP_SESSION_TOUCH: ownWords(z.string().trim().pipe(z.enum(TOUCH_MODES, quoting('is not one of none, expiry, activity'))).default('expiry')),
+});
+
+/** The order problems are listed in: the schema's, whichever check found them. */
+const VARIABLES = Object.keys(PhpSessionEnv.shape);
+
+/** SESSION_STORE=php's variables; each bad one becomes a line in `problems`, in the schema's order. */
+export function readPhpSessionConfig(env: Environment, problems: ConfigProblems): PhpSessionSettings | undefined {
+  const found: ConfigProblems = new Map();
+  const e = readVariables(PhpSessionEnv, env, found);
+  const savePath = e.PHP_SESSION_SAVE_PATH;
+  if (savePath === undefined) {
+    found.set('PHP_SESSION_SAVE_PATH', 'PHP_SESSION_SAVE_PATH required: copy session.save_path from php.ini (a directory, or tcp://host:port?… for redis)');
   }
+  const settings: PhpSessionSettings = {
+    saveHandler: e.PHP_SESSION_SAVE_HANDLER,
+    savePath: savePath ?? '',
+    serializeHandler: e.PHP_SESSION_SERIALIZE_HANDLER,
+    name: e.PHP_SESSION_NAME,
+    gcMaxLifetimeSeconds: e.PHP_SESSION_GC_MAXLIFETIME,
+    userKey: e.PHP_SESSION_USER_KEY,
+    touch: e.PHP_SESSION_TOUCH,
+    ...(e.PHP_SESSION_ACTIVITY_KEY === undefined ? {} : { activityKey: e.PHP_SESSION_ACTIVITY_KEY }),
+    ...(e.PHP_SESSION_IDLE_SECONDS === undefined ? {} : { idleSeconds: e.PHP_SESSION_IDLE_SECONDS }),
+  };
+  // The rules between settings are the adapter's own; a value already refused is not blamed twice.
+  const rules = savePath === undefined ? { ...settings, savePath: '/' } : settings;
+  for (const { variable, line } of phpSettingsProblems(rules)) {
+    if (!found.has(variable) && !(variable === 'PHP_SESSION_SAVE_PATH' && found.has('PHP_SESSION_SAVE_HANDLER'))) found.set(variable, line);
+  }
+  for (const variable of VARIABLES) {
+    const line = found.get(variable);
+    if (line !== undefined && !problems.has(variable)) problems.set(variable, line);
+  }
+  return found.size === 0 ? settings : undefined;
 }

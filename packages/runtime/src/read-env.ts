@@ -5,6 +5,10 @@ import { configProblem, type ConfigProblems } from './config-problems.js';
 // `NAME must be <that>`; a refinement says its own "must …". `secret(…)` marks a value never printed.
 
 export const secret = <T extends z.ZodType>(schema: T) => schema.meta({ secret: true });
+/** A variable whose errors are whole sentences that quote the value themselves (`"x" is not …`): `NAME "x" is not …`. */
+export const ownWords = <T extends z.ZodType>(schema: T) => schema.meta({ ownWords: true });
+/** The error of an {@link ownWords} check: the value, quoted, then what is wrong with it. */
+export const quoting = (says: string) => ({ error: (issue: { input?: unknown }) => `"${String(issue.input)}" ${says}` });
 export const flag = z.enum(['0', '1', 'true', 'false']).transform((value) => value === '1' || value === 'true');
 export const integer = (min: number, max: number, fallback: number) =>
   z.coerce.number().int().min(min).max(max).default(fallback).describe(`an integer from ${min} to ${max}`);
@@ -34,7 +38,11 @@ export function readVariables<S extends z.ZodRawShape>(schema: z.ZodObject<S>, e
   for (const issue of parsed.error.issues) {
     const variable = String(issue.path[0]);
     if (problems.has(variable)) continue;
-    const meta = (schema.shape[variable] as z.ZodType | undefined)?.meta() as { description?: string; secret?: boolean } | undefined;
+    const meta = (schema.shape[variable] as z.ZodType | undefined)?.meta() as { description?: string; secret?: boolean; ownWords?: boolean } | undefined;
+    if (meta?.ownWords) {
+      problems.set(variable, `${variable} ${issue.message}`);
+      continue;
+    }
     const expected = issue.code === 'custom' ? issue.message : `must be ${meta?.description ?? 'valid'}`;
     problems.set(variable, configProblem(variable, expected, meta?.secret ? undefined : present[variable]));
   }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { PhpSessionEnvOptions } from '@cotizaciones/adapters/php-session/env';
+import type { PhpSessionSettings } from '@cotizaciones/adapters/php-session/options';
 import { readActivityLogConfig, type ActivityLogConfig } from './activity-log-config.js';
 import { throwIfProblems, type ConfigProblems } from './config-problems.js';
 import { readPhpSessionConfig } from './php-session-config.js';
@@ -50,7 +50,7 @@ export interface RuntimeConfig extends ActivityLogConfig {
   readonly upstreamMaxResponseBytes: number;
   readonly sessionStore: 'cookie' | 'redis' | 'php';
   /** SESSION_STORE=php: the PHP app's session settings (PHP_SESSION_*). */
-  readonly phpSession: PhpSessionEnvOptions | undefined;
+  readonly phpSession: PhpSessionSettings | undefined;
   readonly redisUrl: string | undefined;
   readonly redisKeyPrefix: string;
   readonly sessionIdleMs: number;

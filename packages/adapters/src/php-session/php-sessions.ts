@@ -1,36 +1,16 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { controlledSession, toSessionUser, type Session, type SessionCheck, type SessionControl, type SessionUser } from '@cotizaciones/core';
 import { filesSessionStore } from './files-store.js';
-import { FILES_ACTIVITY_REFUSAL } from './php-session-env.js';
+import { phpSettingsProblems, type PhpSessionSettings } from './options.js';
 import { PhpSessionDecodeError } from './php-value.js';
 import { parseFilesSavePath, parseRedisSavePath } from './save-path.js';
-import { decodePhpSession, type DecodedPhpSession, type PhpSessionFormat } from './session-formats.js';
+import { decodePhpSession, type DecodedPhpSession } from './session-formats.js';
 import { sessionIdFromCookies, sessionIdHash } from './session-id.js';
 import type { PhpSessionStore } from './session-store.js';
 import { redisSessionStore } from './redis-store.js';
 import { toPlain } from './to-plain.js';
 
-export type PhpSaveHandler = 'files' | 'redis';
-export type PhpSessionTouch = 'none' | 'expiry' | 'activity';
-
-export interface PhpSessionsOptions {
-  /** php.ini `session.save_handler`. */
-  readonly saveHandler: PhpSaveHandler;
-  /** php.ini `session.save_path`. */
-  readonly savePath: string;
-  /** php.ini `session.serialize_handler`. Default `php`. */
-  readonly serializeHandler?: PhpSessionFormat;
-  /** php.ini `session.name`. Default `PHPSESSID`. */
-  readonly name?: string;
-  /** php.ini `session.gc_maxlifetime`. Default 1440. */
-  readonly gcMaxLifetimeSeconds?: number;
-  /** The top-level key holding the user (an array or object with `id`). Default `user`. */
-  readonly userKey?: string;
-  /** The PHP app's session-control step: a top-level Unix time, and how old it may be. */
-  readonly activityKey?: string;
-  readonly idleSeconds?: number;
-  /** What a request writes back. Default `expiry`. */
-  readonly touch?: PhpSessionTouch;
+export interface PhpSessionsOptions extends PhpSessionSettings {
   /** Largest session read, in bytes. Default 1 MiB. */
   readonly maxBytes?: number;
   /** Clock, epoch milliseconds. */
@@ -96,11 +76,8 @@ export function phpSessions(options: PhpSessionsOptions): PhpSessions {
   const now = options.now ?? Date.now;
   const report = options.onProblem ?? (() => undefined);
   const { activityKey, idleSeconds } = options;
-  if ((activityKey === undefined) !== (idleSeconds === undefined)) {
-    throw new PhpSessionConfigError('the activity key and the idle seconds go together');
-  }
-  if (touch === 'activity' && activityKey === undefined) throw new PhpSessionConfigError('touch "activity" needs the activity key');
-  if (touch === 'activity' && options.saveHandler === 'files') throw new PhpSessionConfigError(FILES_ACTIVITY_REFUSAL);
+  const [problem] = phpSettingsProblems(options);
+  if (problem) throw new PhpSessionConfigError(problem.line);
 
   const store = openStore(options, { gcMaxLifetimeSeconds, maxBytes, now, report });
 
@@ -223,7 +200,7 @@ function openStore(
 ): PhpSessionStore {
   const { gcMaxLifetimeSeconds, maxBytes, now, report } = settings;
   if (options.saveHandler === 'files') {
-    const savePath = parseSavePath(() => parseFilesSavePath(options.savePath));
+    const savePath = parseFilesSavePath(options.savePath);
     return filesSessionStore({
       ...savePath,
       gcMaxLifetimeSeconds,
@@ -236,19 +213,11 @@ function openStore(
         }),
     });
   }
-  const savePath = parseSavePath(() => parseRedisSavePath(options.savePath));
+  const savePath = parseRedisSavePath(options.savePath);
   return redisSessionStore({
     ...savePath,
     gcMaxLifetimeSeconds,
     maxBytes,
     ...(options.onConnectionError ? { onConnectionError: options.onConnectionError } : {}),
   });
-}
-
-function parseSavePath<T>(parse: () => T): T {
-  try {
-    return parse();
-  } catch (error) {
-    throw new PhpSessionConfigError(`save path: ${(error as Error).message}`);
-  }
 }

@@ -1,9 +1,6 @@
 import { PhpSessionDecodeError, type PhpDecodeLimits, type PhpValue } from './php-value.js';
+import type { PhpSessionFormat } from './options.js';
 import { PhpReader } from './unserialize.js';
-
-/** `session.serialize_handler` values this adapter reads. */
-export const SESSION_FORMATS = ['php', 'php_serialize', 'php_binary'] as const;
-export type PhpSessionFormat = (typeof SESSION_FORMATS)[number];
 
 export interface DecodedPhpSession {
   /** `$_SESSION` as PHP would rebuild it. */

@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadRuntimeConfig } from '../src/index.js';
+
+const PHP = { SESSION_STORE: 'php' };
+
+function problems(env: Record<string, string>): readonly string[] {
+  try {
+    loadRuntimeConfig({ ...PHP, ...env });
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  return [];
+}
+const settings = (env: Record<string, string>) => loadRuntimeConfig({ ...PHP, ...env }).phpSession;
+
+describe('PHP_SESSION_* variables (SESSION_STORE=php)', () => {
+  it("defaults to php.ini's defaults, with the save path required", () => {
+    expect(settings({ PHP_SESSION_SAVE_PATH: '/var/lib/php/sessions' })).toEqual({
+      saveHandler: 'files',
+      savePath: '/var/lib/php/sessions',
+      serializeHandler: 'php',
+      name: 'PHPSESSID',
+      gcMaxLifetimeSeconds: 1440,
+      userKey: 'user',
+      touch: 'expiry',
+    });
+    expect(problems({})).toEqual([expect.stringMatching(/^PHP_SESSION_SAVE_PATH required/) as string]);
+    expect(loadRuntimeConfig({ PHP_SESSION_SAVE_HANDLER: 'memcached' }).phpSession).toBeUndefined();
+  });
+
+  it('reads every variable, trimmed', () => {
+    expect(
+      settings({
+        PHP_SESSION_SAVE_HANDLER: ' redis',
+        PHP_SESSION_SAVE_PATH: 'tcp://10.0.0.5:6380?prefix=app_&database=3&auth=s3cret&timeout=2.5',
+        PHP_SESSION_SERIALIZE_HANDLER: 'php_serialize',
+        PHP_SESSION_NAME: 'APPSESS',
+        PHP_SESSION_GC_MAXLIFETIME: '3600 ',
+        PHP_SESSION_USER_KEY: 'usuario',
+        PHP_SESSION_ACTIVITY_KEY: 'LAST_ACTIVITY',
+        PHP_SESSION_IDLE_SECONDS: '1800',
+        PHP_SESSION_TOUCH: 'activity',
+      }),
+    ).toMatchObject({ saveHandler: 'redis', serializeHandler: 'php_serialize', name: 'APPSESS', gcMaxLifetimeSeconds: 3600, userKey: 'usuario', activityKey: 'LAST_ACTIVITY', idleSeconds: 1800, touch: 'activity' });
+  });
+
+  it('refuses what it cannot honour, one line per variable in the order of the variables, never printing a secret', () => {
+    expect(
+      problems({
+        PHP_SESSION_SAVE_HANDLER: 'memcached',
+        PHP_SESSION_SAVE_PATH: '/x',
+        PHP_SESSION_SERIALIZE_HANDLER: 'igbinary',
+        PHP_SESSION_NAME: '123',
+        PHP_SESSION_GC_MAXLIFETIME: '-5',
+        PHP_SESSION_USER_KEY: 'a|b',
+        PHP_SESSION_ACTIVITY_KEY: 'LAST_ACTIVITY',
+        PHP_SESSION_TOUCH: 'always',
+      }),
+    ).toEqual([
+      'PHP_SESSION_SAVE_HANDLER "memcached" is not supported: expected files or redis (phpredis)',
+      'PHP_SESSION_SERIALIZE_HANDLER "igbinary" is not supported: expected php, php_serialize or php_binary',
+      'PHP_SESSION_NAME "123" is not a session cookie name PHP accepts',
+      'PHP_SESSION_GC_MAXLIFETIME "-5" is not a positive whole number of seconds',
+      'PHP_SESSION_USER_KEY cannot contain "|" (PHP ends a session key there)',
+      'PHP_SESSION_IDLE_SECONDS is required with PHP_SESSION_ACTIVITY_KEY (the session-control step: set both or neither)',
+      'PHP_SESSION_TOUCH "always" is not one of none, expiry, activity',
+    ]);
+    expect(problems({ PHP_SESSION_SAVE_PATH: '/x', PHP_SESSION_IDLE_SECONDS: '60' })).toEqual([
+      'PHP_SESSION_ACTIVITY_KEY is required with PHP_SESSION_IDLE_SECONDS (the session-control step: set both or neither)',
+    ]);
+    const redis = (path: string) => problems({ PHP_SESSION_SAVE_HANDLER: 'redis', PHP_SESSION_SAVE_PATH: path });
+    expect(redis('tcp://a:6379?auth=s3cret,tcp://b:6379?auth=s3cret')).toEqual([expect.stringMatching(/^PHP_SESSION_SAVE_PATH several Redis servers/) as string]);
+    expect(redis('tcp://a:6379?auth=s3cret&compression=lzf')).toEqual([
+      'PHP_SESSION_SAVE_PATH compression is not supported: the service reads the serialized bytes PHP writes (leave redis.session.compression at none)',
+    ]);
+    expect(redis('tls://a:6379?auth=s3cret')).toEqual([expect.stringMatching(/scheme "tls:" is not supported/) as string]);
+    expect(redis('tcp://user:s3cret@a:6379')).toHaveLength(1);
+    expect(redis('redis-host:6379')).toHaveLength(1);
+    for (const path of ['tcp://a:6379?auth=s3cret,tcp://b:6379', 'tcp://a:6379?auth=s3cret&compression=lzf', 'tls://a:6379?auth=s3cret', 'tcp://user:s3cret@a:6379']) {
+      expect(redis(path).join('\n')).not.toContain('s3cret');
+    }
+    expect(problems({ PHP_SESSION_SAVE_PATH: 'relative/dir' })).toEqual(['PHP_SESSION_SAVE_PATH the directory must be an absolute path']);
+    expect(problems({ PHP_SESSION_SAVE_PATH: '2;0600;/var/lib/php/sessions' })).toEqual([]);
+    expect(problems({ PHP_SESSION_SAVE_PATH: 'x;/var/lib/php/sessions' })).toHaveLength(1);
+    // The save path is not blamed for a handler that was refused.
+    expect(problems({ PHP_SESSION_SAVE_HANDLER: 'memcached', PHP_SESSION_SAVE_PATH: 'tcp://a:1' })).toHaveLength(1);
+  });
+
+  it("refuses touch=activity with files (Node cannot take PHP's flock) and without an activity key", () => {
+    expect(problems({ PHP_SESSION_SAVE_PATH: '/x', PHP_SESSION_ACTIVITY_KEY: 'LAST', PHP_SESSION_IDLE_SECONDS: '60', PHP_SESSION_TOUCH: 'activity' })).toEqual([
+      expect.stringMatching(/^PHP_SESSION_TOUCH=activity is not supported with the files handler/) as string,
+    ]);
+    expect(problems({ PHP_SESSION_SAVE_HANDLER: 'redis', PHP_SESSION_SAVE_PATH: 'tcp://a:1', PHP_SESSION_TOUCH: 'activity' })).toEqual([
+      'PHP_SESSION_TOUCH activity needs PHP_SESSION_ACTIVITY_KEY',
+    ]);
+  });
+});
