@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { UsageError } from './usage-error.js';
 
 export const USAGE = `usage: cotizaciones apply <file.csv|file.ndjson> --as <user id> [options]
+       cotizaciones replay-dead-letter [file]
 
   --as <user id>       the user the changes are made and audited as (required)
   --dry-run            print the request each line would send; nothing is sent, the results go to <file>.dry-run.csv
@@ -11,11 +12,17 @@ export const USAGE = `usage: cotizaciones apply <file.csv|file.ndjson> --as <use
   --results <file>     one row per line: line,outcome,message (default: <file>.results.csv)
   --journal <file>     lines already applied, skipped by a rerun (default: <file>.journal)
 
+replay-dead-letter writes the entries of the activity log's dead-letter file
+(default: ACTIVITY_LOG_DEAD_LETTER) to the activity log, keeping in the file
+only those still refused.
+
 The upstream, its token and the activity log come from the same environment
 variables as the server (UPSTREAM_BASE_URL, UPSTREAM_TOKEN, ACTIVITY_LOG_URL, …).
-Exit code: 0 every line succeeded, 1 some did not, 2 a usage or configuration error.`;
+Exit code: 0 every line (every entry) succeeded, 1 some did not, 2 a usage or
+configuration error.`;
 
-export interface CliArgs {
+export interface ApplyArgs {
+  readonly command: 'apply';
   readonly file: string;
   readonly as: string;
   readonly dryRun: boolean;
@@ -25,6 +32,14 @@ export interface CliArgs {
   readonly results: string;
   readonly journal: string;
 }
+
+export interface ReplayArgs {
+  readonly command: 'replay-dead-letter';
+  /** Undefined: ACTIVITY_LOG_DEAD_LETTER. */
+  readonly file: string | undefined;
+}
+
+export type CliArgs = ApplyArgs | ReplayArgs;
 
 export function parseCliArgs(argv: readonly string[]): CliArgs {
   let parsed;
@@ -47,11 +62,19 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
   }
   const { values, positionals } = parsed;
   const [command, file, ...rest] = positionals;
-  if (command !== 'apply') throw new UsageError(command === undefined ? 'no command given' : `unknown command ${JSON.stringify(command)}`);
-  if (file === undefined) throw new UsageError('apply needs the file of changes');
+  if (command !== 'apply' && command !== 'replay-dead-letter') {
+    throw new UsageError(command === undefined ? 'no command given' : `unknown command ${JSON.stringify(command)}`);
+  }
   if (rest.length) throw new UsageError(`one file at a time (also got ${rest.join(' ')})`);
+  if (command === 'replay-dead-letter') {
+    const given = Object.keys(values).filter((name) => argv.some((arg) => arg === `--${name}` || arg.startsWith(`--${name}=`)));
+    if (given.length) throw new UsageError(`replay-dead-letter takes no option (got --${given[0]})`);
+    return { command, file };
+  }
+  if (file === undefined) throw new UsageError('apply needs the file of changes');
   if (!values.as?.trim()) throw new UsageError('--as <user id> is required: every change is made and audited as that user');
   return {
+    command,
     file,
     as: values.as.trim(),
     dryRun: values['dry-run'],

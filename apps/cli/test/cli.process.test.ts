@@ -257,3 +257,26 @@ describe('cotizaciones apply (the built CLI against a stub upstream over HTTP)',
     }
   });
 });
+
+describe('cotizaciones replay-dead-letter (the built CLI against SQLite)', () => {
+  it('writes the set-aside entries, keeps nothing written in the file, and refuses options and bad configuration with exit 2', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cli-replay-'));
+    const dead = join(dir, 'dead.jsonl');
+    const entry = { createdAt: '2026-01-01T00:00:00.000Z', module: 'Cotizaciones', eventKey: 'k', description: 'd', entityType: 'cotizacion', entityId: '12', userId: '7', details: null };
+    writeFileSync(dead, `${JSON.stringify({ refusedAt: '2026-01-01T00:00:01.000Z', code: 'X', reason: 'r', entry })}\n`);
+    const env = { ACTIVITY_LOG_URL: `sqlite:${join(dir, 'activity.db')}`, ACTIVITY_LOG_DEAD_LETTER: dead };
+
+    const ran = await cli(['replay-dead-letter'], env);
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(ran.stdout).toBe(`replay-dead-letter: ${dead} → sqlite table activity_log: 1 written, 0 still refused, 0 unreadable, 0 not tried\n`);
+    expect(readFileSync(dead, 'utf8')).toBe('');
+    const store = await openSqlActivityLogStore(env.ACTIVITY_LOG_URL);
+    expect(await store.recent(5)).toMatchObject([{ entity_id: '12', user_id: '7', event_key: 'k' }]);
+    await store.close();
+
+    expect(await cli(['replay-dead-letter', '--as', '7'], env)).toMatchObject({ code: 2, stderr: expect.stringContaining('replay-dead-letter takes no option (got --as)') as string });
+    expect(await cli(['replay-dead-letter'], { ACTIVITY_LOG_URL: 'memory:' })).toMatchObject({ code: 2, stderr: expect.stringContaining('ACTIVITY_LOG_URL must be sqlite:') as string });
+    expect(await cli(['replay-dead-letter'], { ACTIVITY_LOG_TABLE: 'bad table' })).toMatchObject({ code: 2, stderr: expect.stringContaining('configuration error: ACTIVITY_LOG_TABLE') as string });
+    rmSync(dir, { recursive: true, force: true });
+  });
+});

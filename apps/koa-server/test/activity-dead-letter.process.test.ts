@@ -16,12 +16,13 @@ import { FIELD_PATH, SESSION_KEY, TOKEN, cookieHeader, form, startService, type 
 // the good entries are written, the refused one is set aside in the dead-letter file, and the
 // documented replay command writes it once the table is fixed.
 
-const REPLAY = fileURLToPath(new URL('../dist/replay-dead-letter.js', import.meta.url));
+// The operator's command, as the bundle ships it (the CLI is one of the server's dependencies).
+const CLI = fileURLToPath(new URL('../node_modules/@cotizaciones/cli/dist/main.js', import.meta.url));
 const run = promisify(execFile);
 const urls = serviceUrls();
 
 async function replay(env: Record<string, string>, file: string) {
-  return run(process.execPath, [REPLAY, file], { env: { PATH: process.env.PATH, ...env } }).then(
+  return run(process.execPath, [CLI, 'replay-dead-letter', file], { env: { PATH: process.env.PATH, ...env } }).then(
     ({ stdout, stderr }) => ({ code: 0, output: stdout + stderr }),
     (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, output: error.stdout + error.stderr }),
   );

@@ -29,5 +29,12 @@ describe('the deployable bundle', () => {
     const cookie = cookieHeader(await fetch(`${server.url}/dev/login`, { method: 'POST', body: form({ id: '1' }) }));
     const answer = await fetch(`${server.url}${FIELD_PATH}`, { method: 'POST', body: form({ id: '12', field: 'estado' }), headers: { cookie } });
     expect(await answer.text()).toBe('{"ok":true}');
+
+    // The operator's command ships in the bundle: the dead-letter replay, as docs/operations.md runs it there.
+    const replay = execFileSync(join(dir, 'node_modules/.bin/cotizaciones'), ['replay-dead-letter', join(dir, 'data/none.jsonl')], {
+      env: { PATH: process.env.PATH, ACTIVITY_LOG_URL: `sqlite:${join(dir, 'data/activity.db')}` },
+      encoding: 'utf8',
+    });
+    expect(replay).toMatch(/replay-dead-letter: .* 0 written, 0 still refused, 0 unreadable, 0 not tried/);
   }, 120_000);
 });

@@ -57,7 +57,7 @@ describe('the documented commands, from a fresh clone', () => {
       timeout: 240_000,
     });
     expect(replay.status, replay.stderr).toBe(0);
-    expect(replay.stdout).toMatch(/activity:replay: .* 0 written, 0 still refused/);
+    expect(replay.stdout).toMatch(/replay-dead-letter: .* 0 written, 0 still refused/);
   }, 300_000);
 
   it("npm run cli -- apply <file> --as <user> --dry-run shows each line's request; stdout carries only the tool's output", () => {

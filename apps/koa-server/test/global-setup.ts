@@ -2,8 +2,8 @@ import { fileURLToPath } from 'node:url';
 import { assertBuilt } from '@cotizaciones/adapters/build';
 import { setupTestEnvironment } from '@cotizaciones/adapters/testing/environment';
 
-/** The packages whose dist/ the process tests run (the server's main.js and the SQLite worker). */
-const BUILT = ['apps/koa-server', 'packages/runtime', 'packages/adapters', 'packages/core'];
+/** The packages whose dist/ the process tests run (the server's main.js, the CLI's replay command, the SQLite worker). */
+const BUILT = ['apps/koa-server', 'apps/cli', 'packages/runtime', 'packages/adapters', 'packages/core'];
 
 export default () => {
   // Process tests run dist/main.js: one built from other sources would test old code, silently.

@@ -39,8 +39,20 @@ export function describeError(error: unknown): { code: string; message: string }
  * retrying loses nothing (the queue bound caps the cost) and an operator sees
  * the repeated failure in the server log.
  */
-export function storeError(error: unknown, isRefused: (error: unknown) => boolean): ActivityStoreError {
+export function storeError(error: unknown, isRefused: (error: unknown) => boolean, secrets: readonly string[] = []): ActivityStoreError {
   if (error instanceof ActivityStoreError) return error;
   const { code, message } = describeError(error);
-  return new ActivityStoreError(isRefused(error) ? 'refused' : 'unavailable', code, message);
+  const told = secrets.reduce((text, secret) => text.replaceAll(secret, '***'), message);
+  return new ActivityStoreError(isRefused(error) ? 'refused' : 'unavailable', code, told);
+}
+
+/** The password of a database URL as a driver may quote it, raw and decoded: never to be shown. */
+export function urlSecrets(url: string): string[] {
+  const password = URL.canParse(url) ? new URL(url).password : '';
+  if (password === '') return [];
+  try {
+    return [...new Set([password, decodeURIComponent(password)])];
+  } catch {
+    return [password]; // Not percent-encoded as it should be: only the raw form can appear.
+  }
 }

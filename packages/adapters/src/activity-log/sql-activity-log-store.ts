@@ -6,7 +6,7 @@ export type { SqlActivityLogStore } from './activity-log-store.js';
 import { toStoredActivity, type SqlActivityLogStore } from './activity-log-store.js';
 import { INSERT_COLUMNS, checkedTableName, createTableSql, fromRow, type Row } from './activity-log-schema.js';
 import { openSqliteActivityLogStore } from './sqlite-activity-log-store.js';
-import { storeError } from './activity-store-error.js';
+import { storeError, urlSecrets } from './activity-store-error.js';
 import { isMysqlRefusal, isPostgresRefusal } from './sql-error-kinds.js';
 
 type Database = Record<string, Row>;
@@ -33,12 +33,14 @@ export async function openSqlActivityLogStore(url: string, options: SqlStoreOpti
 
   const db = new Kysely<Database>({ dialect: await dialectFor(engine, url, options) });
   const isRefused = engine === 'postgres' ? isPostgresRefusal : isMysqlRefusal;
-  // The driver's error is translated, never passed on: mysql2's carries the SQL with its values.
+  const secrets = urlSecrets(url);
+  // The driver's error is translated, never passed on: mysql2's carries the SQL with its values; and its
+  // message is printed, so the URL's password is taken out of it.
   const translated = async <T>(operation: Promise<T>): Promise<T> => {
     try {
       return await operation;
     } catch (error) {
-      throw storeError(error, isRefused);
+      throw storeError(error, isRefused, secrets);
     }
   };
   try {
