@@ -21,7 +21,9 @@ export function lineOutcome(kind: OutcomeKind): LineOutcome {
     case 'not-authenticated':
       return 'invalid';
     case 'upstream-failed':
+    case 'token-rejected':
     case 'token-unavailable':
+    case 'session-unavailable':
       return 'failed';
   }
 }

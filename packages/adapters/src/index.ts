@@ -1,8 +1,5 @@
-// The light adapters: in memory, or without dependencies. Each heavy one has its own entry point
+// The light adapters: without dependencies (the in-memory ones are the core's, `@cotizaciones/core/testing`). Each heavy one has its own entry point
 // (`/got`, `/undici`, `/oauth`, `/sql`, `/redis`) so a process loads only the clients it uses.
-export { inMemoryUpstream, type InMemoryUpstream, type ScriptedAnswer, type UpstreamResponder } from './in-memory/in-memory-upstream.js';
-export { inMemorySession } from './in-memory/in-memory-session.js';
-export { inMemoryActivityLog, type InMemoryActivityLog } from './in-memory/in-memory-activity-log.js';
 export type { ClosableUpstream, UpstreamClientOptions } from './upstream/upstream-client-options.js';
 export { staticTokenSource } from './tokens/static-token-source.js';
 export { sessionTokenSource } from './tokens/session-token-source.js';

@@ -3,12 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  bufferedActivityLog,
-  inMemoryActivityLog,
-  inMemoryActivityLogStore,
-  toStoredActivity,
-} from '../src/index.js';
+import { inMemoryActivityLog } from '@cotizaciones/core/testing';
+import { bufferedActivityLog, inMemoryActivityLogStore, toStoredActivity } from '../src/index.js';
 import { openSqlActivityLogStore } from '../src/sql.js';
 import { sampleEntry, serviceUrls, testActivityLog, type ActivityLogHarness } from '../src/testing/index.js';
 import { dropTable } from '../src/testing/index.js';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { inMemorySession } from '../src/index.js';
+import { inMemorySession } from '@cotizaciones/core/testing';
 import { phpSessions } from '../src/php-session.js';
 import { testSession } from '../src/testing/index.js';
 

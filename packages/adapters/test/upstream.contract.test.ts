@@ -1,4 +1,4 @@
-import { inMemoryUpstream } from '../src/index.js';
+import { inMemoryUpstream } from '@cotizaciones/core/testing';
 import { gotUpstream } from '../src/got.js';
 import { undiciUpstream } from '../src/undici.js';
 import { startStubUpstream, testUpstream, type UpstreamScenario } from '../src/testing/index.js';

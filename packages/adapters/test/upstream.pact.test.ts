@@ -22,7 +22,8 @@ import {
   type TokenSource,
   type UpstreamPayload,
 } from '@cotizaciones/core';
-import { inMemoryActivityLog, inMemorySession, staticTokenSource } from '../src/index.js';
+import { inMemoryActivityLog, inMemorySession } from '@cotizaciones/core/testing';
+import { staticTokenSource } from '../src/index.js';
 import { gotUpstream } from '../src/got.js';
 import { undiciUpstream } from '../src/undici.js';
 

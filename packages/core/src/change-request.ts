@@ -13,7 +13,8 @@ export interface RequestMeta {
 /** One call of a use case: the caller's session and the form parameters they sent. */
 export interface ChangeRequest {
   readonly session: Session;
-  readonly params: FormParams;
+  /** The parameters, or how to read them: read only once the caller is known to be signed in (a body costs). */
+  readonly params: FormParams | (() => Promise<FormParams>);
   readonly meta?: RequestMeta;
 }
 

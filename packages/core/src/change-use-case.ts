@@ -5,6 +5,7 @@ import { forwardChange } from './forward-change.js';
 import { paramNames, type Operation } from './operations.js';
 import type { Outcome } from './outcome.js';
 import { phpIntCast } from './php-int.js';
+import { SessionUnavailableError } from './ports/session.js';
 import { MESSAGES, failure } from './reply.js';
 
 /** A use case: one call of an operation. */
@@ -17,10 +18,17 @@ export type UseCase = (request: ChangeRequest) => Promise<Outcome>;
 export function changeUseCase<N extends string>(deps: UseCaseDeps, operation: Operation<N | 'id'>): UseCase {
   const names = paramNames(operation);
   return async (request) => {
-    const user = await request.session.currentUser();
+    let user;
+    try {
+      user = await request.session.currentUser();
+    } catch (error) {
+      if (!(error instanceof SessionUnavailableError)) throw error;
+      return { reply: failure(MESSAGES.unavailable), kind: 'session-unavailable', cause: error };
+    }
     if (!user) return { reply: failure(MESSAGES.notAuthenticated), kind: 'not-authenticated' };
 
-    const read = readStrings(request.params, names);
+    const params = typeof request.params === 'function' ? await request.params() : request.params;
+    const read = readStrings(params, names);
     if (!read.ok) return { reply: failure(MESSAGES.invalidParams), kind: 'invalid-params' };
 
     const outcome = await forwardChange(deps, {

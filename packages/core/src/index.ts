@@ -4,6 +4,7 @@ export { updateQuotationField } from './update-quotation-field.js';
 export { updateQuotationItem } from './update-quotation-item.js';
 export type { ChangeRequest, RequestMeta, UseCaseDeps } from './change-request.js';
 export type { Outcome, OutcomeKind } from './outcome.js';
+export { PortFailure, type FailureCode } from './failure.js';
 export { MESSAGES, type Reply } from './reply.js';
 export { replyFromUpstream } from './upstream-reply.js';
 export { phpIntCast } from './php-int.js';
@@ -23,6 +24,9 @@ export {
 } from './session-control.js';
 export { SessionUnavailableError, type Session, type SessionUser } from './ports/session.js';
 export {
+  DEFAULT_MAX_RESPONSE_BYTES,
+  parseUpstreamBody,
+  upstreamTooLarge,
   UpstreamError,
   type Upstream,
   type UpstreamErrorKind,

@@ -6,6 +6,8 @@ export const MESSAGES = {
   invalidParams: 'Parámetros inválidos.',
   quotationFailed: 'No se pudo actualizar la cotización.',
   itemFailed: 'No se pudo actualizar el ítem.',
+  /** The caller could not be identified (the session store is unreachable); HTTP answers it with 503. */
+  unavailable: 'Servicio no disponible.',
 } as const;
 
 export const OK: Reply = Object.freeze({ ok: true });

@@ -1,4 +1,4 @@
-import type { FormParams, UseCase } from '@cotizaciones/core';
+import type { UseCase } from '@cotizaciones/core';
 import type { Log } from '@cotizaciones/runtime';
 import type { RequestCheck } from './cross-site-guard.js';
 import type { BodyLimits } from './parse-multipart.js';
@@ -17,13 +17,10 @@ export interface EndpointSettings {
   readonly sameSite: RequestCheck;
 }
 
-const NO_PARAMS: FormParams = new Map();
-
 /**
  * Runs a use case for a form POST and answers its reply; the outcome is kept for the request log.
- * Only POST is served (else 405 with `Allow: POST`), and not from another site. The body is read
- * only for a signed-in user: anyone else is answered by the use case (which owns the
- * "No autenticado" rule) with no parameters, before a byte of the body is read.
+ * Only POST is served (else 405 with `Allow: POST`), and not from another site. The use case owns
+ * the "No autenticado" rule and asks for the body only past it.
  */
 export function endpoint(useCase: UseCase, settings: EndpointSettings): RequestMiddleware {
   // The whole route is this one middleware: each one more would cost Koa an async frame and a dispatch per request.
@@ -31,14 +28,14 @@ export function endpoint(useCase: UseCase, settings: EndpointSettings): RequestM
     if (ctx.method !== 'POST') throw REJECTIONS.methodNotAllowed('POST');
     settings.sameSite(ctx);
     await settings.session.load?.(ctx);
-    // One read of the session per request, whatever asks for the user (the binding caches it).
-    const session = settings.session.sessionFor(ctx);
-    const params = (await session.currentUser()) ? await readFormParams(ctx, settings.limits) : NO_PARAMS;
     const outcome = await useCase({
-      session,
-      params,
+      session: settings.session.sessionFor(ctx),
+      // Read by the use case only for a signed-in user: anyone else costs no byte of the body.
+      params: () => readFormParams(ctx, settings.limits),
       meta: requestMeta(ctx),
     });
+    // The caller could not be identified: the contract's 503, nothing to commit.
+    if (outcome.kind === 'session-unavailable') throw REJECTIONS.unavailable(outcome.cause);
     ctx.state.outcome = outcome.kind;
     ctx.state.cause = outcome.cause;
     try {

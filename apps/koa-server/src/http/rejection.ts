@@ -1,3 +1,5 @@
+import { MESSAGES } from '@cotizaciones/core';
+
 /** A request refused at the protocol level, before any use case runs. */
 export class Rejection extends Error {
   override readonly name = 'Rejection';
@@ -18,7 +20,7 @@ export const REJECTIONS = {
   methodNotAllowed: (allow: string) => new Rejection(405, 'Método no permitido.', { headers: { Allow: allow } }),
   tooLarge: (cause?: unknown) => new Rejection(413, 'Solicitud demasiado grande.', { cause }),
   malformed: (cause?: unknown) => new Rejection(400, 'Solicitud inválida.', { cause }),
-  unavailable: (cause?: unknown) => new Rejection(503, 'Servicio no disponible.', { cause }),
+  unavailable: (cause?: unknown) => new Rejection(503, MESSAGES.unavailable, { cause }),
   notFound: () => new Rejection(404, 'No encontrado.'),
   crossSite: () => new Rejection(403, 'Origen no permitido.'),
 } as const;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Log } from '@cotizaciones/runtime';
+import { errorSummary, type Log } from '@cotizaciones/runtime';
 import { outcomeOf } from './request-state.js';
 import type { RequestContext } from './request-state.js';
 
@@ -24,7 +24,8 @@ export function logRequest(log: Log, ctx: RequestContext, durationMs: number): v
     durationMs: Math.round(durationMs * 100) / 100,
     userId,
     outcome: outcomeOf(ctx),
-    ...(cause ? { cause: { name: cause.name, message: cause.message } } : {}),
+    // The failure's code as the core names it (UPSTREAM_TIMEOUT, TOKEN_REJECTED…), with its name and message.
+    ...(cause ? { cause: errorSummary(cause) } : {}),
   };
   if (cause) log.warn(line, 'request');
   else log.info(line, 'request');

@@ -1,5 +1,6 @@
 import { OPERATIONS, UPDATE_QUOTATION_FIELD, useCases, type TokenSource, type UseCase } from '@cotizaciones/core';
-import { inMemoryActivityLog, inMemoryActivityLogStore, inMemoryUpstream, staticTokenSource } from '@cotizaciones/adapters';
+import { inMemoryActivityLogStore, staticTokenSource } from '@cotizaciones/adapters';
+import { inMemoryActivityLog, inMemoryUpstream } from '@cotizaciones/core/testing';
 import { createApp, type AppDeps, type AppOptions } from '../../src/app.js';
 import { createMetrics } from '../../src/metrics.js';
 import type { ServerLimits } from '../../src/http-server.js';

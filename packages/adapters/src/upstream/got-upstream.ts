@@ -1,9 +1,8 @@
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import got, { RequestError, TimeoutError } from 'got';
-import { UpstreamError } from '@cotizaciones/core';
-import { DEFAULT_MAX_RESPONSE_BYTES, type ClosableUpstream, type UpstreamClientOptions } from './upstream-client-options.js';
-import { parseUpstreamBody, tooLarge } from './parse-upstream-body.js';
+import { DEFAULT_MAX_RESPONSE_BYTES, parseUpstreamBody, upstreamTooLarge, UpstreamError } from '@cotizaciones/core';
+import type { ClosableUpstream, UpstreamClientOptions } from './upstream-client-options.js';
 
 /** The upstream over HTTP with got: one keep-alive agent, one total time limit, no retries, no redirects. */
 export function gotUpstream(options: UpstreamClientOptions): ClosableUpstream {
@@ -47,7 +46,7 @@ export function gotUpstream(options: UpstreamClientOptions): ClosableUpstream {
         const response = await pending;
         return { status: response.statusCode, body: parseUpstreamBody(response.body, response.statusCode) };
       } catch (error) {
-        if (oversized) throw tooLarge(maxBytes);
+        if (oversized) throw upstreamTooLarge(maxBytes);
         // got's errors carry the request options (and so the token): keep only the message.
         if (error instanceof TimeoutError) throw new UpstreamError('timeout', error.message);
         if (error instanceof RequestError) throw new UpstreamError('connection', `${error.code}: ${error.message}`);

@@ -1,7 +1,6 @@
 import { Pool, errors } from 'undici';
-import { UpstreamError, type UpstreamRequest, type UpstreamReply } from '@cotizaciones/core';
-import { DEFAULT_MAX_RESPONSE_BYTES, type ClosableUpstream, type UpstreamClientOptions } from './upstream-client-options.js';
-import { parseUpstreamBody, tooLarge } from './parse-upstream-body.js';
+import { DEFAULT_MAX_RESPONSE_BYTES, parseUpstreamBody, upstreamTooLarge, UpstreamError, type UpstreamRequest, type UpstreamReply } from '@cotizaciones/core';
+import type { ClosableUpstream, UpstreamClientOptions } from './upstream-client-options.js';
 import { Deadline } from './deadline.js';
 
 /** The upstream over HTTP with undici's Pool (Node's own client): keep-alive, one total time limit, no retries, no redirects. */
@@ -72,7 +71,7 @@ async function readBounded(body: AsyncIterable<Buffer> & { destroy(): void }, ma
     size += chunk.length;
     if (size > maxBytes) {
       body.destroy();
-      throw tooLarge(maxBytes);
+      throw upstreamTooLarge(maxBytes);
     }
     chunks.push(chunk);
   }

@@ -11,8 +11,6 @@ export interface UpstreamClientOptions {
   readonly maxResponseBytes?: number;
 }
 
-export const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
-
 export interface ClosableUpstream extends Upstream {
   /** Closes the idle keep-alive sockets. */
   close(): void;

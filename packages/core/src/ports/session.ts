@@ -1,3 +1,5 @@
+import { PortFailure } from '../failure.js';
+
 /** The signed-in user as the session holds it: at least an `id`. */
 export interface SessionUser {
   readonly id: string;
@@ -11,9 +13,9 @@ export interface Session {
 }
 
 /** Thrown by a session adapter whose store cannot be reached: the caller cannot be identified. */
-export class SessionUnavailableError extends Error {
+export class SessionUnavailableError extends PortFailure {
   override readonly name = 'SessionUnavailableError';
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super('SESSION_UNAVAILABLE', message, options);
   }
 }

@@ -1,3 +1,4 @@
+import { PortFailure } from '../failure.js';
 import type { SessionUser } from './session.js';
 
 /** Where the bearer token for the upstream comes from. */
@@ -11,9 +12,9 @@ export interface TokenSource {
   refresh?(user: SessionUser, rejected: string): Promise<string | undefined>;
 }
 
-export class TokenUnavailableError extends Error {
+export class TokenUnavailableError extends PortFailure {
   override readonly name = 'TokenUnavailableError';
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super('TOKEN_UNAVAILABLE', message, options);
   }
 }

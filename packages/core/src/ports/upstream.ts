@@ -1,3 +1,5 @@
+import { PortFailure } from '../failure.js';
+
 /** JSON the service sends to the upstream quotation API. */
 export type UpstreamPayload = Readonly<Record<string, string | number>>;
 
@@ -15,6 +17,28 @@ export interface UpstreamReply {
   readonly body: unknown;
 }
 
+/** How much of an answer an upstream client reads, unless configured otherwise. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
+
+/**
+ * The upstream's body is JSON whatever its status or content type; anything else is unusable —
+ * except on a 401, whose status alone says the token was refused (the change was not applied, so
+ * the core may refresh the token and resend): its body, if not JSON, is `undefined`.
+ */
+export function parseUpstreamBody(text: string, status: number): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    if (status === 401) return undefined;
+    throw new UpstreamError('invalid-body', `upstream body is not JSON (${text.length} chars)`);
+  }
+}
+
+/** The failure of an answer larger than a client reads. */
+export function upstreamTooLarge(maxBytes: number): UpstreamError {
+  return new UpstreamError('invalid-body', `upstream answer larger than ${maxBytes} bytes`);
+}
+
 /** The upstream quotation API. */
 export interface Upstream {
   /** Sends one POST, never retried. Fails only with {@link UpstreamError}. */
@@ -29,14 +53,16 @@ export type UpstreamErrorKind =
   /** An answer whose body is not JSON (or too large to read). */
   | 'invalid-body';
 
+const CODES = { timeout: 'UPSTREAM_TIMEOUT', connection: 'UPSTREAM_CONNECTION', 'invalid-body': 'UPSTREAM_INVALID_BODY' } as const;
+
 /** Why the upstream gave no usable answer. The change may or may not have been applied. */
-export class UpstreamError extends Error {
+export class UpstreamError extends PortFailure {
   override readonly name = 'UpstreamError';
   constructor(
     readonly kind: UpstreamErrorKind,
     message: string,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
+    super(CODES[kind], message, options);
   }
 }

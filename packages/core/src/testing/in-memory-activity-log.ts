@@ -1,4 +1,4 @@
-import type { ActivityEntry, ActivityLog } from '@cotizaciones/core';
+import type { ActivityEntry, ActivityLog } from '../ports/activity-log.js';
 
 export interface InMemoryActivityLog extends ActivityLog {
   /** Every entry recorded, in order. */

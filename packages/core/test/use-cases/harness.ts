@@ -5,8 +5,8 @@ import {
   updateQuotationItem,
   type TokenSource,
   type UseCaseDeps,
-} from '@cotizaciones/core';
-import { inMemoryActivityLog, inMemorySession, inMemoryUpstream, staticTokenSource } from '../../src/index.js';
+} from '../../src/index.js';
+import { inMemoryActivityLog, inMemorySession, inMemoryUpstream } from '../../src/testing/index.js';
 
 export const NOW = new Date('2026-11-21T10:00:00.000Z');
 export const USER = { id: 42, name: 'Ana' };
@@ -18,7 +18,7 @@ export function harness(options: { tokens?: TokenSource } = {}) {
   const deps: UseCaseDeps = {
     upstream,
     activityLog,
-    tokens: options.tokens ?? staticTokenSource('secret-token'),
+    tokens: options.tokens ?? { token: () => Promise.resolve('secret-token') },
     now: () => NOW,
   };
   const field = updateQuotationField(deps);
@@ -31,6 +31,7 @@ export function harness(options: { tokens?: TokenSource } = {}) {
   return {
     upstream,
     activityLog,
+    useCases: { field, item },
     field: (pairs: Array<[string, string]>, user: unknown = USER) => field(request(pairs, user)),
     item: (pairs: Array<[string, string]>, user: unknown = USER) => item(request(pairs, user)),
   };

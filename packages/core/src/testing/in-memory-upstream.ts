@@ -1,6 +1,4 @@
-import { UpstreamError, type Upstream, type UpstreamRequest } from '@cotizaciones/core';
-import { parseUpstreamBody, tooLarge } from '../upstream/parse-upstream-body.js';
-import { DEFAULT_MAX_RESPONSE_BYTES } from '../upstream/upstream-client-options.js';
+import { DEFAULT_MAX_RESPONSE_BYTES, parseUpstreamBody, upstreamTooLarge, UpstreamError, type Upstream, type UpstreamRequest } from '../ports/upstream.js';
 
 /** An answer of the fake upstream: a JSON value, or raw text to exercise unreadable bodies. */
 export type ScriptedAnswer = { status?: number; json: unknown } | { status?: number; text: string };
@@ -43,7 +41,7 @@ export function inMemoryUpstream(options: { respond?: UpstreamResponder; timeout
       });
       try {
         const scripted = await Promise.race([answer(request), timeout]);
-        if ('text' in scripted && Buffer.byteLength(scripted.text) > maxBytes) throw tooLarge(maxBytes);
+        if ('text' in scripted && new TextEncoder().encode(scripted.text).length > maxBytes) throw upstreamTooLarge(maxBytes);
         const body = 'json' in scripted ? structuredClone(scripted.json) : parseUpstreamBody(scripted.text, scripted.status ?? 200);
         return { status: scripted.status ?? 200, body };
       } finally {

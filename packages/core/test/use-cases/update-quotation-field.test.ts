@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { TokenUnavailableError, UpstreamError } from '@cotizaciones/core';
+import { phpFormParams, SessionUnavailableError, TokenUnavailableError, UpstreamError } from '../../src/index.js';
+import { inMemorySession } from '../../src/testing/index.js';
 import { failingTokens, harness, NOW, refreshableTokens } from './harness.js';
 
 const PATH = '/api/cotizaciones/update';
@@ -85,6 +86,28 @@ describe('update quotation field (operation A)', () => {
         expect(h.activityLog.entries).toHaveLength(0);
       },
     );
+
+    it('asks for the parameters only once the user is known to be signed in', async () => {
+      const h = harness();
+      let reads = 0;
+      const params = () => ((reads += 1), Promise.resolve(phpFormParams([['id', '12'], ['field', 'x']])));
+      expect((await h.useCases.field({ session: inMemorySession(null), params })).kind).toBe('not-authenticated');
+      expect(reads).toBe(0);
+      expect((await h.useCases.field({ session: inMemorySession({ id: 7 }), params })).kind).toBe('ok');
+      expect(reads).toBe(1);
+    });
+
+    it('answers an unreachable session store as an outcome with its code, not a throw; nothing is read, sent or logged', async () => {
+      const h = harness();
+      const down = new SessionUnavailableError('the session store (Redis) is unreachable');
+      let reads = 0;
+      const outcome = await h.useCases.field({ session: { currentUser: () => Promise.reject(down) }, params: () => ((reads += 1), Promise.resolve(new Map())) });
+      expect(outcome).toEqual({ reply: { ok: false, msg: 'Servicio no disponible.' }, kind: 'session-unavailable', cause: down });
+      expect(outcome.cause).toMatchObject({ code: 'SESSION_UNAVAILABLE' });
+      expect([reads, h.upstream.calls.length, h.activityLog.entries.length]).toEqual([0, 0, 0]);
+      // Anything else a session throws is a bug, not an outcome: it is not swallowed.
+      await expect(h.useCases.field({ session: { currentUser: () => Promise.reject(new TypeError('bug')) }, params: new Map() })).rejects.toThrow('bug');
+    });
   });
 
   describe('array-form parameters', () => {
@@ -202,8 +225,9 @@ describe('update quotation field (operation A)', () => {
       h.upstream.respondWith(() => ({ status: 401, text: '' }));
       const outcome = await h.field([['id', '12']]);
       expect(outcome.reply).toEqual({ ok: false, msg: 'No se pudo actualizar la cotización.' });
-      expect(outcome.kind).toBe('upstream-failed');
-      expect(outcome.cause?.message).toBe('the upstream refused the token (401)');
+      // Its own kind: the change was not applied (an upstream-failed change may have been).
+      expect(outcome.kind).toBe('token-rejected');
+      expect(outcome.cause).toMatchObject({ code: 'TOKEN_REJECTED', message: 'the upstream refused the token (401)' });
       expect(h.upstream.calls).toHaveLength(2);
       expect(h.activityLog.entries).toHaveLength(0);
     });
