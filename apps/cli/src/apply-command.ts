@@ -59,8 +59,7 @@ export async function apply(args: ApplyArgs): Promise<number> {
     if (error instanceof UsageError) return fail(2, [`cotizaciones: ${error.message}`]);
     throw error;
   }
-  // Sessions are the web channel's: none is opened here, whatever SESSION_STORE says.
-  const adapters = args.dryRun ? undefined : await openAdapters({ ...config, sessionStore: 'cookie', phpSession: undefined }, log);
+  const adapters = args.dryRun ? undefined : await openAdapters(config, log);
   const results = openResultsFile(args.results);
   process.stderr.write(`${args.dryRun ? 'dry run' : `applying as user ${identity.userId} to ${target ?? 'the built-in demo upstream'}`}; results in ${args.results}\n`);
 

@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import { OPERATIONS, type SessionPolicy, type UseCase } from '@cotizaciones/core';
 import { signingKeys, type ReadableActivityLogStore, type SessionStore } from '@cotizaciones/adapters';
+import { sessionBinding } from './http/bind-sessions.js';
 import { mountDevRoutes } from './http/dev-routes.js';
 import { bearerMatcher } from './http/bearer-guard.js';
 import { crossSiteGuard } from './http/cross-site-guard.js';
@@ -10,8 +11,6 @@ import { REJECTIONS } from './http/rejection.js';
 import type { RequestState } from './http/request-state.js';
 import { requestFrame } from './http/request-frame.js';
 import { replyJson } from './http/reply-json.js';
-import { phpSessionBinding, type CookieHeaderSessions } from './http/php-session-binding.js';
-import { koaSessionBinding } from './http/koa-session-binding.js';
 import type { Metrics } from './metrics.js';
 import { openApiDocument } from './openapi.js';
 import type { Log } from '@cotizaciones/runtime';
@@ -38,9 +37,8 @@ export interface AppDeps {
   readonly useCases: ReadonlyMap<string, UseCase>;
   /** Read by the dev routes. */
   readonly activity: Pick<ReadableActivityLogStore, 'recent'>;
-  readonly sessionStore?: SessionStore | undefined;
-  /** SESSION_STORE=php: the PHP app's sessions, instead of the service's own. */
-  readonly phpSessions?: CookieHeaderSessions | undefined;
+  /** Where sessions live, whatever the mode (signed cookies, Redis, the PHP app's store). */
+  readonly sessions: SessionStore;
   readonly log: Log;
   readonly metrics: Metrics;
   /** Why the service is not ready: empty when it is. */
@@ -56,9 +54,7 @@ export function createApp(options: AppOptions, deps: AppDeps): Koa<RequestState>
   app.on('error', (error: unknown) => logHttpError(deps.log, error, 'koa error'));
 
   const limits = { maxBytes: options.bodyLimitBytes, maxParams: options.maxParams };
-  const sessions = deps.phpSessions
-    ? phpSessionBinding(deps.phpSessions)
-    : koaSessionBinding(app, { signer, policy: options.sessionPolicy, secure: options.secureCookies, store: deps.sessionStore });
+  const sessions = sessionBinding(app, deps.sessions, { signer, policy: options.sessionPolicy, secure: options.secureCookies });
   const sameSite = crossSiteGuard(options.allowedOrigins);
   const settings = { limits, session: sessions, log: deps.log, sameSite };
 

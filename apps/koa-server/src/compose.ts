@@ -1,7 +1,7 @@
 import type Koa from 'koa';
 import { OPERATIONS, useCases } from '@cotizaciones/core';
 import type { BufferedActivityLog, ReadableActivityLogStore } from '@cotizaciones/adapters';
-import { openAdapters, type Log } from '@cotizaciones/runtime';
+import { failedChecks, openAdapters, openSessionStore, readinessCheck, type Log } from '@cotizaciones/runtime';
 import { createApp } from './app.js';
 import type { Config } from './config.js';
 import { createMetrics, measuredUpstream } from './metrics.js';
@@ -24,6 +24,8 @@ export interface Service {
 /** The composition root: the adapters the configuration names (the runtime opens them), the use cases on them, the app. */
 export async function compose(config: Config, log: Log): Promise<Service> {
   const adapters = await openAdapters(config, log);
+  // Sessions are this channel's alone: the runtime offers the opener, the other channels never call it.
+  const sessions = await openSessionStore(config, log);
   const activityLog = adapters.deps.activityLog;
   const metrics = createMetrics(() => activityLog.stats());
   let draining = false;
@@ -47,11 +49,10 @@ export async function compose(config: Config, log: Log): Promise<Service> {
       useCases: useCases(deps, OPERATIONS),
       // The dev route shows what was just recorded: entries are written a moment after the answer.
       activity: { recent: (limit) => flushedWithin(activityLog, 1_000).then(() => adapters.activityStore.recent(limit)) },
-      sessionStore: adapters.sessionStore,
-      phpSessions: adapters.phpSessions,
+      sessions,
       log,
       metrics,
-      readiness: () => (draining ? Promise.resolve(['shutting down']) : adapters.readiness()),
+      readiness: () => (draining ? Promise.resolve(['shutting down']) : readiness()),
     },
   );
 
@@ -59,13 +60,22 @@ export async function compose(config: Config, log: Log): Promise<Service> {
     app,
     activityLog,
     activityStore: adapters.activityStore,
-    adapters: { ...adapters.description, devLogin: config.devLogin ? 'on' : 'off' },
+    adapters: { ...adapters.description, sessions: sessions.describe(), devLogin: config.devLogin ? 'on' : 'off' },
     drain() {
       draining = true;
     },
     cutUpstreamCalls: () => cutoff.cut(),
-    close: (timeoutMs) => adapters.close(timeoutMs),
+    async close(timeoutMs) {
+      await adapters.close(timeoutMs);
+      await sessions.close();
+    },
   };
+
+  async function readiness(): Promise<string[]> {
+    const name = sessions.kind === 'php' ? 'PHP sessions' : 'session store';
+    const [ours, theirs] = await Promise.all([adapters.readiness(), failedChecks([readinessCheck(sessions.ping(), 1_000, name)])]);
+    return [...ours, ...theirs];
+  }
 }
 
 function flushedWithin(log: BufferedActivityLog, ms: number): Promise<void> {

@@ -4,6 +4,7 @@ import {
   flag,
   integer,
   readRuntimeConfig,
+  readSessionConfig,
   readVariables,
   reporter,
   secret,
@@ -11,6 +12,7 @@ import {
   type ConfigProblems,
   type Environment,
   type RuntimeConfig,
+  type SessionConfig,
 } from '@cotizaciones/runtime';
 import type { ServerLimits } from './http-server.js';
 
@@ -77,19 +79,20 @@ export interface HttpSettings {
   readonly metricsToken: string | undefined;
 }
 
-/** The server's configuration: the adapters' (the runtime's) and the HTTP channel's own. */
-export interface Config extends RuntimeConfig, HttpSettings {}
+/** The server's configuration: the adapters' (the runtime's), the sessions' and the HTTP channel's own. */
+export interface Config extends RuntimeConfig, SessionConfig, HttpSettings {}
 
 /** Reads and checks the configuration; throws a ConfigError naming every bad variable. */
 export function loadConfig(env: Environment): Config {
   const problems: ConfigProblems = new Map();
   const runtime = readRuntimeConfig(env, problems);
-  const http = readHttpSettings(env, runtime, problems);
+  const sessions = readSessionConfig(env, problems);
+  const http = readHttpSettings(env, { ...runtime, ...sessions }, problems);
   throwIfProblems(problems);
-  return { ...runtime, ...http };
+  return { ...runtime, ...sessions, ...http };
 }
 
-function readHttpSettings(env: Environment, runtime: RuntimeConfig, problems: ConfigProblems): HttpSettings {
+function readHttpSettings(env: Environment, runtime: RuntimeConfig & SessionConfig, problems: ConfigProblems): HttpSettings {
   const e = readVariables(HttpEnv, env, problems);
   const report = reporter(problems);
   const { production } = runtime;

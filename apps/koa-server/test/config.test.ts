@@ -229,8 +229,8 @@ describe('loadConfig', () => {
     const error = configError(secrets);
     expect(error.problems).toEqual([
       'UPSTREAM_BASE_URL must not contain a user name or password (user:password@): give the token in UPSTREAM_TOKEN or UPSTREAM_TOKEN_URL (got "http://api.example.com/v1")',
-      'REDIS_URL must be a redis:// or rediss:// URL (got "http://cache.example.com:6379")',
       'ACTIVITY_LOG_URL must be sqlite:<file>, postgres://…, mysql://… or memory: (got "mongodb://db.example.com:27017/log")',
+      'REDIS_URL must be a redis:// or rediss:// URL (got "http://cache.example.com:6379")',
       'SESSION_KEYS must be comma-separated keys of 16 characters or more',
       'METRICS_TOKEN must be a token of 16 characters or more',
     ]);

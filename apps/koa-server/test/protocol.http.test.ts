@@ -263,7 +263,7 @@ describe('session control', () => {
     onTestFinished(() => void vi.useRealTimers());
     const store = redisSessionStore({ url: serviceUrls().redis ?? '', prefix: 'test:idle:' });
     await store.ready(2_000);
-    const app = await startApp({ sessionPolicy: { idleMs: 150_000, maxMs: 3_600_000 } }, { sessionStore: store });
+    const app = await startApp({ sessionPolicy: { idleMs: 150_000, maxMs: 3_600_000 } }, { sessions: store });
     const cookie = await app.signIn();
     await expectAnswer(await fetch(`${app.url}${FIELD_PATH}`, { method: 'POST', body: form({ id: '1' }), headers: { cookie } }), 200, '{"ok":true}');
     vi.setSystemTime(Date.now() + 250_000);

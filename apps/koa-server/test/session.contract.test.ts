@@ -4,89 +4,88 @@ import Koa from 'koa';
 import { afterAll, beforeAll, describe } from 'vitest';
 import { redisSessionStore } from '@cotizaciones/adapters/redis';
 import { deleteRedisKeys, serviceUrls, testSession } from '@cotizaciones/adapters/testing';
-import { controlledSession, newSessionRecord, policyControl, type SessionRecord } from '@cotizaciones/core';
-import { signingKeys, type SessionStore } from '@cotizaciones/adapters';
-import { koaSessionBinding, SESSION_COOKIE } from '../src/http/koa-session-binding.js';
+import { newSessionRecord, type SessionUser } from '@cotizaciones/core';
+import { cookieSessionStore, signingKeys, type RecordSessionStore } from '@cotizaciones/adapters';
+import { sessionBinding } from '../src/http/bind-sessions.js';
+import { SESSION_COOKIE } from '../src/http/koa-session-binding.js';
 import { cookieHeader, listen, SESSION_KEY, signedCookie } from './support/service.js';
 
 const policy = { idleMs: 60_000, maxMs: 3_600_000 };
 
 /**
- * The session-control step at the port level, on an injected clock: records held by key, as a store
- * holds them; expiry forgets the record, activity writes `seenAt` back. (Forgery is the cookie
- * layer's to refuse: tested below through koa-session.)
+ * The koa-session binding, through real requests on an injected clock: one request signs `user` in
+ * (as the dev sign-in does, with the clock's timestamps), the next asks the port and commits what the
+ * session-control step wrote back, as the endpoints do. A reference is a browser: it keeps the cookies
+ * each answer sets.
  */
-testSession(
-  'session-control step over stored records',
-  () => {
-    let clock = Date.UTC(2026, 10, 23, 12, 0, 0);
-    const records = new Map<string, SessionRecord>();
-    return Promise.resolve({
-      signIn(user: unknown) {
-        const key = `k${records.size + 1}`;
-        records.set(key, { ...newSessionRecord({ id: 'placeholder' }, clock), user });
-        return Promise.resolve(key);
-      },
-      currentUser(key: string | undefined) {
-        const access = {
-          read: () => (key === undefined ? undefined : records.get(key)),
-          expire: () => void records.delete(key ?? ''),
-          touch(now: number) {
-            const record = key === undefined ? undefined : records.get(key);
-            if (record) record.seenAt = now;
-          },
-        };
-        return controlledSession(access, policyControl(policy), () => clock).currentUser();
-      },
-      advance(ms: number) {
-        clock += ms;
-      },
-    });
-  },
-  { idleTimeout: { idleMs: policy.idleMs, renewedByUse: true }, lifetime: { maxMs: policy.maxMs } },
-);
-
-/**
- * The koa-session adapter, through real requests: one stores `user` in the
- * session (as sign-in would, with fresh timestamps), the next asks the port.
- */
-async function koaHarness(store?: SessionStore) {
+async function koaHarness(store?: RecordSessionStore) {
+  let clock = Date.UTC(2026, 10, 23, 12, 0, 0);
   const app = new Koa({ keys: [SESSION_KEY] });
   const router = new Router();
-  const binding = koaSessionBinding(app, { signer: signingKeys([SESSION_KEY]), policy, secure: false, store });
+  const binding = sessionBinding(app, store ?? cookieSessionStore(), { signer: signingKeys([SESSION_KEY]), policy, secure: false, now: () => clock });
   router.post('/put', async (ctx) => {
     await binding.load?.(ctx);
     const user: unknown = JSON.parse(String(ctx.get('x-user')));
-    await binding.dev!.signIn(ctx, { ...newSessionRecord({ id: 'x' }, Date.now()), user });
+    await binding.dev!.signIn(ctx, { ...newSessionRecord({ id: 'x' }, clock), user });
     ctx.body = 'ok';
   });
   router.get('/who', async (ctx) => {
     await binding.load?.(ctx);
-    ctx.body = { user: (await binding.sessionFor(ctx).currentUser()) ?? null };
+    const user = await binding.sessionFor(ctx).currentUser();
+    await binding.commit(ctx);
+    ctx.body = { user: user ?? null };
   });
   app.use(router.routes());
   const { server, url } = await listen(app);
+  /** Each browser's cookies, by reference: name → value, replaced by what each answer sets. */
+  const jars = new Map<string, Map<string, string>>();
+  const pairs = (header: string) => header.split('; ').filter(Boolean).map((pair) => pair.split(/=(.*)/s, 2) as [string, string]);
+  const keep = (ref: string, response: Response) => {
+    const jar = jars.get(ref) ?? new Map<string, string>();
+    for (const [name, value] of pairs(cookieHeader(response))) jar.set(name, value);
+    jars.set(ref, jar);
+  };
+  const cookieOf = (ref: string) => [...(jars.get(ref) ?? [])].map(([name, value]) => `${name}=${value}`).join('; ');
   return {
     close() {
       server.closeAllConnections();
       server.close();
     },
-    async signIn(user: unknown) {
-      const put = await fetch(`${url}/put`, { method: 'POST', headers: { 'x-user': JSON.stringify(user ?? null) } });
-      return cookieHeader(put);
+    async signIn(user: unknown): Promise<string> {
+      const ref: string = randomUUID();
+      keep(ref, await fetch(`${url}/put`, { method: 'POST', headers: { 'x-user': JSON.stringify(user ?? null) } }));
+      return ref;
     },
-    async currentUser(cookie: string | undefined) {
-      const who = (await (await fetch(`${url}/who`, { headers: { cookie: cookie ?? '' } })).json()) as { user: unknown };
-      return (who.user ?? undefined) as never;
+    async currentUser(ref: string | undefined) {
+      const response = await fetch(`${url}/who`, { headers: { cookie: ref === undefined ? '' : cookieOf(ref) } });
+      if (ref !== undefined) keep(ref, response);
+      return (((await response.json()) as { user: SessionUser | null }).user ?? undefined);
     },
-    forge: forgedCookies,
+    advance(ms: number) {
+      clock += ms;
+    },
+    forge(ref: string): string[] {
+      return forgedCookies(cookieOf(ref)).map((cookie) => {
+        const forged: string = randomUUID();
+        jars.set(forged, new Map(pairs(cookie)));
+        return forged;
+      });
+    },
   };
 }
 
 /** One server for every test: the suite's per-test close is left out. */
 function shared(harness: Awaited<ReturnType<typeof koaHarness>>) {
-  return { signIn: (user: unknown) => harness.signIn(user), currentUser: (cookie: string | undefined) => harness.currentUser(cookie), forge: forgedCookies };
+  return {
+    signIn: (user: unknown) => harness.signIn(user),
+    currentUser: (ref: string | undefined) => harness.currentUser(ref),
+    advance: (ms: number) => harness.advance(ms),
+    forge: (ref: string) => harness.forge(ref),
+  };
 }
+
+/** What the binding claims over koa-session, on its real expire, touch and commit. */
+const CLAIMS = { idleTimeout: { idleMs: policy.idleMs, renewedByUse: true }, lifetime: { maxMs: policy.maxMs }, forgery: true } as const;
 
 /** Cookies derived from a real one that the service never signed. */
 function forgedCookies(cookie: string): string[] {
@@ -101,10 +100,9 @@ function forgedCookies(cookie: string): string[] {
   ];
 }
 
-// Over HTTP, on the real clock: expiry is the session-control step's, tested above on an injected clock.
 const cookieHarness = await koaHarness();
 afterAll(() => cookieHarness.close());
-testSession('koa-session, cookie store', () => Promise.resolve(shared(cookieHarness)), { forgery: true });
+testSession('koa-session, cookie store', () => Promise.resolve(shared(cookieHarness)), CLAIMS);
 
 const urls = serviceUrls();
 describe.skipIf(!urls.redis)('with Redis', () => {
@@ -121,5 +119,5 @@ describe.skipIf(!urls.redis)('with Redis', () => {
     await store?.close();
     await deleteRedisKeys(urls.redis ?? '', prefix);
   });
-  testSession('koa-session, Redis store', () => Promise.resolve(shared(harness!)), { forgery: true });
+  testSession('koa-session, Redis store', () => Promise.resolve(shared(harness!)), CLAIMS);
 });

@@ -20,7 +20,15 @@ export { ActivityStoreError, isRefusal, type StoreFailure } from './activity-log
 export { deadLetterFile, type DeadLetter } from './activity-log/dead-letter-file.js';
 export { lazyActivityLogStore } from './activity-log/lazy-activity-log-store.js';
 export { replayDeadLetterFile, type ReplayResult } from './activity-log/replay-dead-letter.js';
-export type { SessionStore } from './session/session-store.js';
+export {
+  cookieSessionStore,
+  type CookieSessionStore,
+  type PhpSessionStore,
+  type RecordSessionStore,
+  type SessionRecords,
+  type SessionStore,
+  type SessionStoreLifecycle,
+} from './session/session-store.js';
 export { inMemorySessionStore } from './session/in-memory-session-store.js';
 export { signingKeys, type SigningKeys } from './session/signing-keys.js';
 export { cookieSessionCodec } from './session/cookie-session-codec.js';

@@ -14,4 +14,4 @@ export { PhpSessionDecodeError, isPhpObject, type PhpArray, type PhpDecodeLimits
 export { unserializePhp } from './php-session/unserialize.js';
 export { decodePhpSession, type DecodedPhpSession } from './php-session/session-formats.js';
 export { SESSION_FORMATS, type PhpSaveHandler, type PhpSessionFormat, type PhpSessionSettings, type PhpSessionTouch } from './php-session/options.js';
-export { phpSessions, PhpSessionConfigError, type PhpSessionProblem, type PhpSessions, type PhpSessionsOptions } from './php-session/php-sessions.js';
+export { phpSessions, PhpSessionConfigError, type PhpSessionProblem, type PhpSessionsOptions } from './php-session/php-sessions.js';

@@ -1,1 +1,1 @@
-export { redisSessionStore, type RedisSessionStore, type RedisSessionStoreOptions } from './session/redis-session-store.js';
+export { redisSessionStore, type RedisSessionStoreOptions } from './session/redis-session-store.js';

@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inMemorySession } from '@cotizaciones/core/testing';
 import { phpSessions } from '../src/php-session.js';
-import { testSession } from '../src/testing/index.js';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe } from 'vitest';
+import { deleteRedisKeys, serviceUrls, testSession } from '../src/testing/index.js';
 
 // The in-memory adapter holds a value, not a stored session: nothing expires, nothing can be forged.
 testSession('in-memory', () =>
@@ -66,6 +68,58 @@ testSession(
   },
   { idleTimeout: { idleMs: IDLE_SECONDS * 1000, precisionMs: 1000 }, forgery: true },
 );
+
+/**
+ * The same through phpredis's handler: sign-in writes `<prefix><id>` with SETEX gc_maxlifetime, as
+ * PHP does; the service reads it over its own connection.
+ */
+const redisUrl = serviceUrls().redis;
+describe.skipIf(!redisUrl)('with phpredis', () => {
+  const prefix = `test:php-contract:${randomBytes(4).toString('hex')}:`;
+  let redis: Redis;
+  beforeAll(() => {
+    redis = new Redis(redisUrl ?? '');
+  });
+  afterAll(async () => {
+    redis.disconnect();
+    await deleteRedisKeys(redisUrl ?? '', prefix);
+  });
+
+  testSession(
+    'PHP sessions, phpredis',
+    async () => {
+      let clock = Date.UTC(2026, 10, 23, 12, 0, 0);
+      const { hostname, port } = new URL(redisUrl ?? '');
+      const sessions = phpSessions({
+        saveHandler: 'redis',
+        savePath: `tcp://${hostname}:${port || 6379}?prefix=${encodeURIComponent(prefix)}`,
+        activityKey: 'LAST_ACTIVITY',
+        idleSeconds: IDLE_SECONDS,
+        touch: 'none',
+        now: () => clock,
+      });
+      await sessions.ready(5_000);
+      return {
+        async signIn(user: unknown) {
+          const id = randomBytes(20).toString('hex').slice(0, 32);
+          const vars = user === undefined ? '' : `user|${phpSerialize(user)}`;
+          await redis.setex(`${prefix}${id}`, 1440, `${vars}LAST_ACTIVITY|i:${Math.floor(clock / 1000)};`);
+          return `PHPSESSID=${id}`;
+        },
+        currentUser: (cookie: string | undefined) => sessions.sessionFor(cookie).currentUser(),
+        advance(ms: number) {
+          clock += ms;
+        },
+        forge(cookie: string) {
+          const id = cookie.slice('PHPSESSID='.length);
+          return [`PHPSESSID=${id.slice(0, -1)}${id.at(-1) === 'a' ? 'b' : 'a'}`, `PHPSESSID=${randomBytes(16).toString('hex')}`, `OTHER=${id}`];
+        },
+        close: () => sessions.close(),
+      };
+    },
+    { idleTimeout: { idleMs: IDLE_SECONDS * 1000, precisionMs: 1000 }, forgery: true },
+  );
+});
 
 /** PHP's serialize() for the JSON-like values the suite stores (strings by byte length). */
 function phpSerialize(value: unknown): string {

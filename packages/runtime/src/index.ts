@@ -6,7 +6,9 @@ export { loadRuntimeConfig, readRuntimeConfig, type RuntimeConfig, type TokenSou
 export { readActivityLogConfig, type ActivityLogConfig } from './activity-log-config.js';
 export { openAdapters, type Adapters } from './open-adapters.js';
 export { upstreamTarget } from './open-upstream.js';
-export type { OpenedSessionStore } from './open-sessions.js';
+export { openSessionStore } from './open-sessions.js';
+export { readSessionConfig, type SessionConfig } from './session-config.js';
+export { failedChecks, readinessCheck } from './readiness-check.js';
 export { createLog, errorSummary, type Log } from './redacting-log.js';
 export { stdoutSink, type StdoutSink } from './stdout-sink.js';
 export { onStopSignals, SAME_SIGNAL_MS } from './stop-signals.js';

@@ -1,9 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import type { UseCaseDeps } from '@cotizaciones/core';
 import { openActivityLog, type BufferedActivityLog, type ReadableActivityLogStore } from '@cotizaciones/adapters';
-import type { PhpSessions } from '@cotizaciones/adapters/php-session';
 import { reportActivityProblem } from './activity-problems.js';
-import { openPhpSessions, openSessionStore, type OpenedSessionStore } from './open-sessions.js';
 import { describeUpstream, openTokenSource, openUpstream } from './open-upstream.js';
 import { failedChecks, readinessCheck } from './readiness-check.js';
 import type { Log } from './redacting-log.js';
@@ -14,10 +12,6 @@ export interface Adapters {
   /** What the use cases are built on: the upstream, the token source and the activity log. */
   readonly deps: UseCaseDeps & { readonly activityLog: BufferedActivityLog };
   readonly activityStore: ReadableActivityLogStore;
-  /** SESSION_STORE=redis: where the service's own sessions are kept. */
-  readonly sessionStore: OpenedSessionStore | undefined;
-  /** SESSION_STORE=php: the PHP app's sessions. */
-  readonly phpSessions: PhpSessions | undefined;
   /** Which adapter backs each port, for the start-up line; no secret. */
   readonly description: Readonly<Record<string, string>>;
   /** Why the adapters cannot serve: empty when they can. */
@@ -45,31 +39,19 @@ export async function openAdapters(config: RuntimeConfig, log: Log): Promise<Ada
     onConnectionError: (error) => log.warn({ err: error }, 'activity log connection lost'),
   });
 
-  const sessionStore = await openSessionStore(config, log);
-  const phpSessions = await openPhpSessions(config.phpSession, log);
-
   return {
     deps: { upstream, tokens, activityLog: activity.log },
     activityStore: activity.store,
-    sessionStore,
-    phpSessions,
     description: {
       upstream: describeUpstream(config),
       activityLog: activity.engine,
       upstreamToken: config.tokenSource.kind,
-      sessions: phpSessions ? phpSessions.describe() : config.sessionStore,
     },
     readiness: () =>
-      failedChecks([
-        readinessCheck(activity.store.ping(), 1_000, 'activity log'),
-        ...(sessionStore ? [readinessCheck(sessionStore.ping(), 1_000, 'session store')] : []),
-        ...(phpSessions ? [readinessCheck(phpSessions.ping(), 1_000, 'PHP sessions')] : []),
-      ]),
+      failedChecks([readinessCheck(activity.store.ping(), 1_000, 'activity log')]),
     async close(timeoutMs) {
       await activity.log.close(timeoutMs);
       upstream.close();
-      await sessionStore?.close();
-      await phpSessions?.close();
     },
   };
 }

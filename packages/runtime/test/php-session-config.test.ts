@@ -1,18 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadRuntimeConfig } from '../src/index.js';
+import { readSessionConfig, type ConfigProblems } from '../src/index.js';
 
 const PHP = { SESSION_STORE: 'php' };
 
 function problems(env: Record<string, string>): readonly string[] {
-  try {
-    loadRuntimeConfig({ ...PHP, ...env });
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  return [];
+  const found: ConfigProblems = new Map();
+  readSessionConfig({ ...PHP, ...env }, found);
+  return [...found.values()];
 }
-const settings = (env: Record<string, string>) => loadRuntimeConfig({ ...PHP, ...env }).phpSession;
+const settings = (env: Record<string, string>) => {
+  const found: ConfigProblems = new Map();
+  const config = readSessionConfig({ ...PHP, ...env }, found);
+  expect([...found.values()]).toEqual([]);
+  return config.phpSession;
+};
 
 describe('PHP_SESSION_* variables (SESSION_STORE=php)', () => {
   it("defaults to php.ini's defaults, with the save path required", () => {
@@ -26,7 +27,7 @@ describe('PHP_SESSION_* variables (SESSION_STORE=php)', () => {
       touch: 'expiry',
     });
     expect(problems({})).toEqual([expect.stringMatching(/^PHP_SESSION_SAVE_PATH required/) as string]);
-    expect(loadRuntimeConfig({ PHP_SESSION_SAVE_HANDLER: 'memcached' }).phpSession).toBeUndefined();
+    expect(readSessionConfig({ PHP_SESSION_SAVE_HANDLER: 'memcached' }, new Map()).phpSession).toBeUndefined();
   });
 
   it('reads every variable, trimmed', () => {

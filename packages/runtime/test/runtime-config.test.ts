@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadRuntimeConfig } from '../src/index.js';
+import { ConfigError, loadRuntimeConfig, readSessionConfig, type ConfigProblems } from '../src/index.js';
 
 function problems(env: Record<string, string>): readonly string[] {
   try {
@@ -20,9 +20,18 @@ describe('loadRuntimeConfig: the adapters a channel opens, from the environment'
     expect(
       problems({ NODE_ENV: 'production', UPSTREAM_TOKEN: 'SECRET-1', UPSTREAM_TOKEN_SESSION_KEY: 'token', UPSTREAM_CLIENT_SECRET: 'x', REDIS_URL: 'http://:SECRET@r' }),
     ).toEqual([
-      'REDIS_URL must be a redis:// or rediss:// URL (got "http://r")',
       'UPSTREAM_BASE_URL is required in production (the built-in demo upstream is for development)',
       'UPSTREAM_TOKEN_SESSION_KEY must not be set with UPSTREAM_TOKEN: set only one token source',
     ]);
+  });
+
+  it('reads no session variable: sessions are the web channel\'s (readSessionConfig), refused there without a secret', () => {
+    expect(() => loadRuntimeConfig({ SESSION_STORE: 'php', REDIS_URL: 'http://:SECRET@r' })).not.toThrow();
+    const found: ConfigProblems = new Map();
+    readSessionConfig({ SESSION_STORE: 'redis', REDIS_URL: 'http://:SECRET@r', UPSTREAM_TOKEN_SESSION_KEY: 'token' }, found);
+    expect([...found.values()]).toEqual(['REDIS_URL must be a redis:// or rediss:// URL (got "http://r")']);
+    found.clear();
+    readSessionConfig({ UPSTREAM_TOKEN_SESSION_KEY: 'token' }, found);
+    expect([...found.values()]).toEqual([expect.stringMatching(/^UPSTREAM_TOKEN_SESSION_KEY needs server-side sessions/)]);
   });
 });

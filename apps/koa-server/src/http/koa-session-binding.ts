@@ -1,7 +1,7 @@
 import type Koa from 'koa';
 import createSession from 'koa-session';
 import { controlledSession, policyControl, type SessionPolicy, type SessionRecord, type SessionRecordAccess } from '@cotizaciones/core';
-import { cookieSessionCodec, type SessionStore, type SigningKeys } from '@cotizaciones/adapters';
+import { cookieSessionCodec, type SessionRecords, type SigningKeys } from '@cotizaciones/adapters';
 import type { RequestContext, RequestMiddleware } from './request-state.js';
 import { perRequest, type SessionBinding } from './session-binding.js';
 
@@ -18,7 +18,9 @@ export interface SessionSettings {
   readonly policy: SessionPolicy;
   readonly secure: boolean;
   /** Where the records are kept when not in the cookie (Redis, or anything shared between instances). */
-  readonly store?: SessionStore | undefined;
+  readonly store?: SessionRecords | undefined;
+  /** The clock the session policy reads (epoch ms); tests inject one. */
+  readonly now?: (() => number) | undefined;
 }
 
 export const SESSION_COOKIE = 'cotizaciones.sid';
@@ -52,7 +54,7 @@ export function koaSessionBinding(app: Koa, settings: SessionSettings): SessionB
           await session(ctx, () => Promise.resolve());
         }
       : undefined,
-    sessionFor: (ctx) => perRequest(ctx, () => controlledSession(recordAccess(ctx), policyControl(settings.policy))),
+    sessionFor: (ctx) => perRequest(ctx, () => controlledSession(recordAccess(ctx), policyControl(settings.policy), settings.now)),
     commit,
     dev: { signIn, signOut: (ctx) => signOut(ctx, commit) },
   };
@@ -85,7 +87,7 @@ function sessionMiddleware(app: Koa, settings: SessionSettings): RequestMiddlewa
 const BROWSER_SESSION_TTL_MS = 86_400_000;
 
 /** The adapters' record store in koa-session's terms. */
-function koaStore(store: SessionStore) {
+function koaStore(store: SessionRecords) {
   return {
     get: (key: string) => store.get(key),
     set: (key: string, record: unknown, maxAge: number | 'session') => store.set(key, record, typeof maxAge === 'number' ? maxAge : BROWSER_SESSION_TTL_MS),

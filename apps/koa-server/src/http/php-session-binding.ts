@@ -1,10 +1,5 @@
-import type { Session } from '@cotizaciones/core';
+import type { PhpSessionStore } from '@cotizaciones/adapters';
 import { perRequest, type SessionBinding } from './session-binding.js';
-
-/** Sessions found from a request's Cookie header alone (the PHP app's, read by its adapter). */
-export interface CookieHeaderSessions {
-  sessionFor(cookieHeader: string | undefined): Session;
-}
 
 /**
  * SESSION_STORE=php: the PHP app's session cookie and store. No cookie is
@@ -12,7 +7,7 @@ export interface CookieHeaderSessions {
  * PHP app's session-control step and touches the store itself, so there is
  * nothing to commit.
  */
-export function phpSessionBinding(sessions: CookieHeaderSessions): SessionBinding {
+export function phpSessionBinding(sessions: Pick<PhpSessionStore, 'sessionFor'>): SessionBinding {
   return {
     sessionFor: (ctx) => perRequest(ctx, () => sessions.sessionFor(ctx.get('Cookie') || undefined)),
     commit: () => Promise.resolve(),

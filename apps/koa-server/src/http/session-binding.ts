@@ -24,19 +24,20 @@ export interface DevSignIn {
   signOut(ctx: RequestContext): Promise<void>;
 }
 
-/** One Session per request, opened on first use; the user it finds goes to the request log. */
+/**
+ * One Session per request, opened on first use. The session itself reads its store once (the core's
+ * `controlledSession`, the one cache); this only notes the user it finds for the request log.
+ */
 export function perRequest(ctx: RequestContext, open: () => Session): Session {
   let session = ctx.state.session;
   if (!session) {
     const opened = open();
-    let answer: ReturnType<Session['currentUser']> | undefined;
     session = {
-      // Asked twice a request (the endpoint, then the use case): one promise, the user noted once.
       currentUser: () =>
-        (answer ??= opened.currentUser().then((user) => {
+        opened.currentUser().then((user) => {
           ctx.state.userId = user?.id;
           return user;
-        })),
+        }),
     };
     ctx.state.session = session;
   }

@@ -1,5 +1,5 @@
 import { OPERATIONS, UPDATE_QUOTATION_FIELD, useCases, type TokenSource, type UseCase } from '@cotizaciones/core';
-import { inMemoryActivityLogStore, staticTokenSource } from '@cotizaciones/adapters';
+import { cookieSessionStore, inMemoryActivityLogStore, staticTokenSource } from '@cotizaciones/adapters';
 import { inMemoryActivityLog, inMemoryUpstream } from '@cotizaciones/core/testing';
 import { createApp, type AppDeps, type AppOptions } from '../../src/app.js';
 import { createMetrics } from '../../src/metrics.js';
@@ -35,6 +35,7 @@ export async function startApp(
         ...(deps.updateQuotationField ? [[UPDATE_QUOTATION_FIELD.name, deps.updateQuotationField] as const] : []),
       ]),
       activity: inMemoryActivityLogStore(),
+      sessions: deps.sessions ?? cookieSessionStore(),
       log: logs.log,
       metrics: createMetrics(() => ({ written: 0, retried: 0, dropped: 0, spilled: 0, queued: 0, deadLettered: 0, deadLetterFailed: 0 })),
       readiness: () => Promise.resolve([]),

@@ -1,13 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { controlledSession, toSessionUser, type Session, type SessionCheck, type SessionControl, type SessionUser } from '@cotizaciones/core';
-import { filesSessionStore } from './files-store.js';
+import { phpFilesStore } from './php-files-store.js';
 import { phpSettingsProblems, type PhpSessionSettings } from './options.js';
 import { PhpSessionDecodeError } from './php-value.js';
 import { parseFilesSavePath, parseRedisSavePath } from './save-path.js';
 import { decodePhpSession, type DecodedPhpSession } from './session-formats.js';
 import { sessionIdFromCookies, sessionIdHash } from './session-id.js';
-import type { PhpSessionStore } from './session-store.js';
-import { redisSessionStore } from './redis-store.js';
+import type { PhpSaveHandlerStore } from './save-handler-store.js';
+import type { PhpSessionStore } from '../session/session-store.js';
+import { phpRedisStore } from './php-redis-store.js';
 import { toPlain } from './to-plain.js';
 
 export interface PhpSessionsOptions extends PhpSessionSettings {
@@ -36,19 +37,6 @@ export interface PhpSessionProblem {
   readonly detail?: string;
 }
 
-export interface PhpSessions {
-  readonly cookieName: string;
-  /** The session of a request, from its `Cookie` header; read once, on first use. */
-  sessionFor(cookieHeader: string | undefined): Session;
-  /** Resolves once the store can be used (Redis connected), or rejects after `timeoutMs`. */
-  ready(timeoutMs: number): Promise<void>;
-  /** Resolves when the store answers (readiness); rejects with SessionUnavailableError. */
-  ping(): Promise<void>;
-  /** One line for the start-up log; no secret. */
-  describe(): string;
-  close(): Promise<void>;
-}
-
 /** A start-up configuration the adapter cannot honour. */
 export class PhpSessionConfigError extends Error {
   override readonly name = 'PhpSessionConfigError';
@@ -66,7 +54,7 @@ const NO_SESSION: Session = { currentUser: () => Promise.resolve(undefined) };
  * ones PHP itself would make (the expiry) and, in `activity` mode on Redis,
  * the activity value alone, in a transaction that yields to any PHP write.
  */
-export function phpSessions(options: PhpSessionsOptions): PhpSessions {
+export function phpSessions(options: PhpSessionsOptions): PhpSessionStore {
   const format = options.serializeHandler ?? 'php';
   const cookieName = options.name ?? 'PHPSESSID';
   const gcMaxLifetimeSeconds = options.gcMaxLifetimeSeconds ?? 1440;
@@ -167,6 +155,7 @@ export function phpSessions(options: PhpSessionsOptions): PhpSessions {
   };
 
   return {
+    kind: 'php',
     cookieName,
     sessionFor(cookieHeader) {
       const id = sessionIdFromCookies(cookieHeader, cookieName);
@@ -197,11 +186,11 @@ export function phpSessions(options: PhpSessionsOptions): PhpSessions {
 function openStore(
   options: PhpSessionsOptions,
   settings: { gcMaxLifetimeSeconds: number; maxBytes: number; now: () => number; report: (problem: PhpSessionProblem) => void },
-): PhpSessionStore {
+): PhpSaveHandlerStore {
   const { gcMaxLifetimeSeconds, maxBytes, now, report } = settings;
   if (options.saveHandler === 'files') {
     const savePath = parseFilesSavePath(options.savePath);
-    return filesSessionStore({
+    return phpFilesStore({
       ...savePath,
       gcMaxLifetimeSeconds,
       maxBytes,
@@ -214,7 +203,7 @@ function openStore(
     });
   }
   const savePath = parseRedisSavePath(options.savePath);
-  return redisSessionStore({
+  return phpRedisStore({
     ...savePath,
     gcMaxLifetimeSeconds,
     maxBytes,

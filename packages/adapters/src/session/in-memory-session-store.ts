@@ -1,9 +1,10 @@
-import type { SessionStore } from './session-store.js';
+import type { RecordSessionStore } from './session-store.js';
 
-/** Session records in this process's memory, expiring after their time to live. */
-export function inMemorySessionStore(now: () => number = Date.now): SessionStore {
+/** Session records in this process's memory, expiring after their time to live (one instance only: for tests). */
+export function inMemorySessionStore(now: () => number = Date.now): RecordSessionStore {
   const entries = new Map<string, { json: string; expiresAt: number }>();
   return {
+    kind: 'records',
     get(id) {
       const entry = entries.get(id);
       if (!entry || entry.expiresAt <= now()) {
@@ -20,5 +21,9 @@ export function inMemorySessionStore(now: () => number = Date.now): SessionStore
       entries.delete(id);
       return Promise.resolve();
     },
+    ready: () => Promise.resolve(),
+    ping: () => Promise.resolve(),
+    describe: () => 'in memory',
+    close: () => Promise.resolve(),
   };
 }

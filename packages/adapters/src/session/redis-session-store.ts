@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { SessionUnavailableError } from '@cotizaciones/core';
 import { redisReady } from './redis-ready.js';
-import type { SessionStore } from './session-store.js';
+import type { RecordSessionStore } from './session-store.js';
 
 export interface RedisSessionStoreOptions {
   readonly url: string;
@@ -13,20 +13,12 @@ export interface RedisSessionStoreOptions {
   readonly onConnectionError?: (error: Error) => void;
 }
 
-export interface RedisSessionStore extends SessionStore {
-  /** Resolves once connected, or rejects after `timeoutMs`. */
-  ready(timeoutMs: number): Promise<void>;
-  /** Resolves when Redis answers a PING (readiness). */
-  ping(): Promise<void>;
-  close(): Promise<void>;
-}
-
 /**
  * Session records in Redis, as JSON with the TTL they are set with. While
  * Redis is unreachable commands fail at once (no offline queue) and ioredis
  * keeps reconnecting, so the service recovers by itself.
  */
-export function redisSessionStore(options: RedisSessionStoreOptions): RedisSessionStore {
+export function redisSessionStore(options: RedisSessionStoreOptions): RecordSessionStore {
   const prefix = options.prefix ?? 'cotizaciones:sess:';
   const redis = new Redis(options.url, {
     enableOfflineQueue: false,
@@ -46,6 +38,7 @@ export function redisSessionStore(options: RedisSessionStoreOptions): RedisSessi
   }
 
   return {
+    kind: 'records',
     async get(id) {
       const json = await call(() => redis.get(prefix + id));
       return json === null ? undefined : (JSON.parse(json) as unknown);
@@ -60,8 +53,14 @@ export function redisSessionStore(options: RedisSessionStoreOptions): RedisSessi
       await call(() => redis.ping());
     },
     ready: (timeoutMs) => redisReady(redis, timeoutMs),
+    describe: () => `Redis at ${redisAddress(options.url)}, keys "${prefix}<id>"`,
     async close() {
       await redis.quit().catch(() => redis.disconnect());
     },
   };
+}
+
+/** host:port of a redis:// URL: never its user name or password. */
+function redisAddress(url: string): string {
+  return URL.canParse(url) ? new URL(url).host : 'an unreadable URL';
 }

@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { SessionStore } from '../session/session-store.js';
+import type { SessionRecords } from '../session/session-store.js';
 import { forClaim, type SessionStoreClaims } from './claims.js';
 
 export interface SessionStoreHarness {
-  readonly store: SessionStore;
+  readonly store: SessionRecords;
   close(): Promise<void>;
 }
 
@@ -18,7 +18,7 @@ const CLOCK_SLACK_MS = 5;
  * store forgets a session by itself once its time to live has passed.
  */
 export function testSessionStore(name: string, createHarness: () => Promise<SessionStoreHarness>, claims: SessionStoreClaims = {}): void {
-  describe(`SessionStore contract: ${name}`, () => {
+  describe(`SessionRecords contract: ${name}`, () => {
     let harness: SessionStoreHarness;
     let key: string;
     beforeEach(async () => {

@@ -10,10 +10,10 @@ export type StoredSession =
 export type RewriteResult = 'written' | 'unchanged' | 'yielded' | 'absent';
 
 /**
- * One of PHP's session stores, read beside PHP. Ids reaching a store have
+ * One of PHP's save handlers' stores (files, phpredis), read beside PHP: the bytes of a session. Ids reaching a store have
  * been validated. Failures to reach the store are `SessionUnavailableError`s.
  */
-export interface PhpSessionStore {
+export interface PhpSaveHandlerStore {
   /** A truncate-then-write store can be read empty or half-written: reads are retried briefly. */
   readonly rewritesInPlace: boolean;
   read(id: string): Promise<StoredSession>;

@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { SessionUnavailableError } from '@cotizaciones/core';
 import type { FilesSavePath } from './save-path.js';
 import { isLocked } from './proc-locks.js';
-import type { PhpSessionStore, StoredSession } from './session-store.js';
+import type { PhpSaveHandlerStore, StoredSession } from './save-handler-store.js';
 
 export interface FilesStoreOptions extends FilesSavePath {
   readonly gcMaxLifetimeSeconds: number;
@@ -32,7 +32,7 @@ const RECENT_WAIT_MS = 500;
  * owned by this process's user or root is trusted — the directory is
  * world-writable (1733), and anyone could plant a session there.
  */
-export function filesSessionStore(options: FilesStoreOptions): PhpSessionStore {
+export function phpFilesStore(options: FilesStoreOptions): PhpSaveHandlerStore {
   const uid = process.geteuid?.() ?? 0;
   let touchRefused = false;
 

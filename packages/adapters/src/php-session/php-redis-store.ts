@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import { SessionUnavailableError } from '@cotizaciones/core';
 import { redisReady } from '../session/redis-ready.js';
 import type { RedisSavePath } from './save-path.js';
-import type { PhpSessionStore, RewriteResult } from './session-store.js';
+import type { PhpSaveHandlerStore, RewriteResult } from './save-handler-store.js';
 
 export interface RedisStoreOptions extends RedisSavePath {
   readonly gcMaxLifetimeSeconds: number;
@@ -17,7 +17,7 @@ export interface RedisStoreOptions extends RedisSavePath {
  * at once while Redis is unreachable (no offline queue) and ioredis keeps
  * reconnecting, so the service answers 503 and recovers by itself.
  */
-export function redisSessionStore(options: RedisStoreOptions): PhpSessionStore {
+export function phpRedisStore(options: RedisStoreOptions): PhpSaveHandlerStore {
   const connection = {
     ...(options.socket === undefined ? { host: options.host ?? '127.0.0.1', port: options.port ?? 6379 } : { path: options.socket }),
     db: options.database,
