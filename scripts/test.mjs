@@ -1,9 +1,8 @@
 // `npm test`: the tiers in turn, each package's result shown even when another one fails.
-//   1. type check, lint and the fast tier of every package (unit, contract, property, in-process HTTP),
-//      packages side by side;
+//   1. type check, lint and the unit and http tiers of every package (vitest.tiers.ts), packages side by side;
 //   2. the slow tier (the built programs as child processes, the browser), one package at a time,
 //      alone on the machine: its tests start servers, nginx, php-fpm and Chromium.
-// `npm run test:fast` (argument `fast`) runs the fast tier alone. Output streams as tests finish.
+// `npm run test:fast` (argument `fast`) runs the unit tier alone. Output streams as tests finish.
 import { spawnSync } from 'node:child_process';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,9 +14,9 @@ const env = { ...process.env, PATH: `${join(root, 'node_modules', '.bin')}${deli
 const fastOnly = process.argv[2] === 'fast';
 
 const phases = fastOnly
-  ? [['fast tier', ['test']]]
+  ? [['unit tier', ['test:fast']]]
   : [
-      ['type check, lint, fast tier', ['typecheck', 'lint', 'test']],
+      ['type check, lint, unit and http tiers', ['typecheck', 'lint', 'test']],
       ['slow tier', ['test:slow', '--concurrency=1']],
     ];
 

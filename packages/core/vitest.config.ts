@@ -1,3 +1,4 @@
 import { defineConfig } from 'vitest/config';
+import { testTiers } from '../../vitest.tiers.js';
 
-export default defineConfig({ test: { include: ['test/**/*.test.ts'] } });
+export default defineConfig({ test: testTiers({}) });
