@@ -6,6 +6,7 @@ import { readOptions, type BenchOptions } from './options.js';
 import { memoryMb, spawnServer, type Spawned } from './processes.js';
 import { machine, writeReport, type PeakMemory, type SoakResult, type TargetSummary } from './report.js';
 import { SERVICE_MAIN, baselineTarget, fastifyTarget, koaAloneTarget, koaFloorTarget, serviceTarget, type RunningTarget, type Target } from './targets.js';
+import { benchPhpSessions } from './php-session-bench.js';
 import { benchWriter, sqliteWriterUrl, type WriterResult } from './writer-bench.js';
 
 const STUB = fileURLToPath(new URL('./stub-upstream.js', import.meta.url));
@@ -146,6 +147,8 @@ async function main(): Promise<void> {
     if (options.postgresUrl) writer.push(await benchWriter('PostgreSQL', options.postgresUrl, options.writerEntries));
   }
 
+  const phpSessions = options.phpReads > 0 || options.phpRounds > 0 ? await benchPhpSessions(options.phpReads, options.phpRounds, log) : undefined;
+
   const markdown = writeReport(options.out, {
     when: new Date().toISOString(),
     machine: machine(),
@@ -161,6 +164,7 @@ async function main(): Promise<void> {
     peakMemory,
     soak: soakResult,
     writer,
+    phpSessions,
   });
   process.stdout.write(markdown);
   const problems = [...summaries, ...peakMemory, ...(soakResult ? [soakResult] : [])].flatMap((s) => s.problems);

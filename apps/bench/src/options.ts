@@ -11,6 +11,9 @@ export interface BenchOptions {
   readonly soak: boolean;
   readonly soakS: number;
   readonly writerEntries: number;
+  /** PHP session latency: adapter reads per mode, and whole-request rounds (0 and 0: skipped). */
+  readonly phpReads: number;
+  readonly phpRounds: number;
   readonly out: string;
   /** Node/V8 flags for the service processes (heap sizing experiments), split on spaces. */
   readonly serviceNodeArgs: readonly string[];
@@ -33,6 +36,8 @@ const HELP = `pnpm bench [options]
   --soak               add a soak run at half the peak rate
   --soak-seconds S     length of the soak (300)
   --writer-entries N   entries of the activity-log writer micro-benchmark (50000)
+  --php-reads N        SESSION_STORE=php: adapter reads of a PHP-written session per mode (5000; needs php, redis-server)
+  --php-rounds N       SESSION_STORE=php: interleaved rounds of whole requests per session mode (400)
   --out DIR            where the Markdown and JSON reports go (bench-results)
   --service-node-args="FLAGS"  Node/V8 flags on the service's command line (default: npm start's --heap-growing-percent=50 --max-semi-space-size=8)
   --candidate FILE     another build's main.js, measured beside the service in the same rounds (an A/B)
@@ -53,6 +58,8 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOption
       soak: { type: 'boolean', default: false },
       'soak-seconds': { type: 'string', default: '300' },
       'writer-entries': { type: 'string', default: '50000' },
+      'php-reads': { type: 'string', default: '5000' },
+      'php-rounds': { type: 'string', default: '400' },
       out: { type: 'string', default: 'bench-results' },
       // As `npm start` and the Dockerfile start the service.
       'service-node-args': { type: 'string', default: '--heap-growing-percent=50 --max-semi-space-size=8' },
@@ -81,6 +88,8 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOption
     soak: values.soak,
     soakS: int('soak-seconds', values['soak-seconds']),
     writerEntries: int('writer-entries', values['writer-entries']),
+    phpReads: int('php-reads', values['php-reads']),
+    phpRounds: int('php-rounds', values['php-rounds']),
     out: values.out,
     serviceNodeArgs: values['service-node-args'].split(' ').filter(Boolean),
     candidateMain: values.candidate,

@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
+import type { LatencyRow, PhpSessionLatency } from './php-session-bench.js';
 import type { WriterResult } from './writer-bench.js';
 
 export interface TargetSummary {
@@ -47,6 +48,7 @@ export interface BenchReport {
   readonly peakMemory: PeakMemory[];
   readonly soak: SoakResult | undefined;
   readonly writer: WriterResult[];
+  readonly phpSessions: PhpSessionLatency | undefined;
 }
 
 export function machine(): string {
@@ -86,6 +88,15 @@ export function toMarkdown(report: BenchReport): string {
   if (report.writer.length) {
     lines.push('', '| activity-log writer | entries | entries/s | written |', '|---|---|---|---|');
     for (const w of report.writer) lines.push(`| ${w.store} | ${w.entries} | ${fixed(w.entriesPerSecond)} | ${w.written} |`);
+  }
+  if (report.phpSessions) {
+    const table = (title: string, rows: LatencyRow[]) => [
+      '',
+      `| ${title} | samples | p50 ms | p90 ms | p99 ms | p50 over the first row ms |`,
+      '|---|---|---|---|---|---|',
+      ...rows.map((r) => `| ${r.what} | ${r.samples} | ${fixed(r.p50Ms, 3)} | ${fixed(r.p90Ms, 3)} | ${fixed(r.p99Ms, 3)} | ${fixed(r.overFirstMs, 3)} |`),
+    ];
+    lines.push(...table('PHP session read (adapter)', report.phpSessions.reads), ...table('whole request, by session mode', report.phpSessions.requests));
   }
   return `${lines.join('\n')}\n`;
 }

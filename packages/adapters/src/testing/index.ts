@@ -10,9 +10,8 @@ export { forClaim, required, type ActivityLogClaims, type SessionClaims, type Se
 export { dropTable } from './drop-table.js';
 export { runSql } from './run-sql.js';
 export { oldActivityTableSql } from './old-activity-table.js';
-export { freePort, iniFlags, phpAvailable, phpFixtures, phpServer, type PhpServer } from './php-server.js';
+export { freePort, iniFlags, phpAvailable, phpFixtures, phpServer, redisProcess, redisServerAvailable, type PhpServer, type RedisProcess } from './processes.js';
 export { redisCommandsDuring } from './redis-monitor.js';
-export { redisProcess, redisServerAvailable, type RedisProcess } from './redis-process.js';
 export { temporaryDirs } from './temporary-dir.js';
 export { testSeed } from './test-seed.js';
 export { SQLite, openSqliteReadOnly, type SqliteDatabase } from '../activity-log/sqlite-driver.js';
