@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TokenUnavailableError } from '@cotizaciones/core';
 import { sessionTokenSource, staticTokenSource } from '../src/index.js';
 import { clientCredentialsTokenSource } from '../src/oauth.js';
@@ -6,29 +6,23 @@ import { startStubTokenEndpoint, startStubUpstream, testTokenSource, type StubTo
 
 const user = { id: '7', token: 'user-own-token' };
 
-testTokenSource('static', {
-  available: () => Promise.resolve({ source: staticTokenSource('configured'), user }),
-  unavailable: () => Promise.resolve({ source: staticTokenSource(undefined), user }),
-});
+testTokenSource('static', () =>
+  Promise.resolve({ source: staticTokenSource('configured'), user, unavailable: { source: staticTokenSource(undefined), user } }),
+);
 
-testTokenSource('session', {
-  available: () => Promise.resolve({ source: sessionTokenSource('token'), user }),
-  unavailable: () => Promise.resolve({ source: sessionTokenSource('token'), user: { id: '7' } }),
-});
+testTokenSource('session', () =>
+  Promise.resolve({ source: sessionTokenSource('token'), user, unavailable: { source: sessionTokenSource('token'), user: { id: '7' } } }),
+);
 
-const endpoints: StubTokenEndpoint[] = [];
-afterAll(async () => {
-  for (const endpoint of endpoints) await endpoint.close();
-});
-testTokenSource('OAuth2 client credentials', {
-  async available() {
+testTokenSource(
+  'OAuth2 client credentials',
+  async () => {
     const endpoint = await startStubTokenEndpoint();
-    endpoints.push(endpoint);
-    return { source: clientCredentialsTokenSource({ tokenUrl: endpoint.url, clientId: 'c', clientSecret: 's', timeoutMs: 1000 }), user };
+    const source = (tokenUrl: string) => clientCredentialsTokenSource({ tokenUrl, clientId: 'c', clientSecret: 's', timeoutMs: 1000 });
+    return { source: source(endpoint.url), user, unavailable: { source: source('http://127.0.0.1:1/token'), user }, close: () => endpoint.close() };
   },
-  unavailable: () =>
-    Promise.resolve({ source: clientCredentialsTokenSource({ tokenUrl: 'http://127.0.0.1:1/token', clientId: 'c', clientSecret: 's', timeoutMs: 1000 }), user }),
-}, { refresh: true });
+  { refresh: true },
+);
 
 describe('OAuth2 client credentials', () => {
   let endpoint: StubTokenEndpoint;
