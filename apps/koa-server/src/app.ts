@@ -11,6 +11,7 @@ import { REJECTIONS } from './http/rejection.js';
 import type { RequestState } from './http/request-state.js';
 import { requestFrame } from './http/request-frame.js';
 import { replyJson } from './http/reply-json.js';
+import type { MetricsAccess } from './config.js';
 import type { Metrics } from './metrics.js';
 import { openApiDocument } from './openapi.js';
 import type { Log } from '@cotizaciones/runtime';
@@ -28,8 +29,8 @@ export interface AppOptions {
   readonly devLogin: boolean;
   /** Origins allowed to POST from a browser; undefined: only the service's own. */
   readonly allowedOrigins?: readonly string[] | undefined;
-  /** When set, GET /metrics wants `Authorization: Bearer <token>`. */
-  readonly metricsToken?: string | undefined;
+  /** GET /metrics for anyone (the default), only with `Authorization: Bearer <token>`, or not at all (404). */
+  readonly metrics?: MetricsAccess | undefined;
 }
 
 export interface AppDeps {
@@ -72,16 +73,20 @@ export function createApp(options: AppOptions, deps: AppDeps): Koa<RequestState>
     ctx.status = problems.length ? 503 : 200;
     ctx.body = problems.length ? { ok: false, reasons: problems } : { ok: true };
   });
-  const metricsAuthorized = options.metricsToken === undefined ? undefined : bearerMatcher(options.metricsToken);
-  router.get('/metrics', async (ctx) => {
-    if (metricsAuthorized && !metricsAuthorized(ctx.get('Authorization'))) {
-      ctx.status = 401;
-      ctx.body = 'unauthorized\n';
-      return;
-    }
-    ctx.type = deps.metrics.registry.contentType;
-    ctx.body = await deps.metrics.registry.metrics();
-  });
+  const metrics = options.metrics ?? 'open';
+  const metricsAuthorized = typeof metrics === 'object' ? bearerMatcher(metrics.token) : undefined;
+  // Production without a token: not served at all, as if absent (the start-up log says so).
+  if (metrics !== 'off') {
+    router.get('/metrics', async (ctx) => {
+      if (metricsAuthorized && !metricsAuthorized(ctx.get('Authorization'))) {
+        ctx.status = 401;
+        ctx.body = 'unauthorized\n';
+        return;
+      }
+      ctx.type = deps.metrics.registry.contentType;
+      ctx.body = await deps.metrics.registry.metrics();
+    });
+  }
   for (const operation of OPERATIONS) {
     const useCase = deps.useCases.get(operation.name);
     if (!useCase) throw new Error(`no use case for the operation ${operation.name}`);

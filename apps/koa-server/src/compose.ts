@@ -43,7 +43,7 @@ export async function compose(config: Config, log: Log): Promise<Service> {
       trustProxy: config.trustProxy,
       devLogin: config.devLogin,
       allowedOrigins: config.allowedOrigins,
-      metricsToken: config.metricsToken,
+      metrics: config.metrics,
     },
     {
       useCases: useCases(deps, OPERATIONS),

@@ -58,6 +58,8 @@ const HttpEnv = z.object({
   METRICS_TOKEN: secret(z.string().min(16).optional().describe('a token of 16 characters or more')),
 });
 
+export type MetricsAccess = 'open' | 'off' | { readonly token: string };
+
 /** The HTTP channel's settings. */
 export interface HttpSettings {
   readonly port: number;
@@ -76,7 +78,8 @@ export interface HttpSettings {
   readonly shutdownTimeoutMs: number;
   readonly shutdownDrainMs: number;
   readonly httpLimits: ServerLimits;
-  readonly metricsToken: string | undefined;
+  /** Who may read GET /metrics: anyone (outside production), bearers of METRICS_TOKEN, or nobody (production without a token). */
+  readonly metrics: MetricsAccess;
 }
 
 /** The server's configuration: the adapters' (the runtime's), the sessions' and the HTTP channel's own. */
@@ -125,6 +128,6 @@ function readHttpSettings(env: Environment, runtime: RuntimeConfig & SessionConf
       keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
       maxConnections: e.MAX_CONNECTIONS,
     },
-    metricsToken: e.METRICS_TOKEN,
+    metrics: e.METRICS_TOKEN !== undefined ? { token: e.METRICS_TOKEN } : production ? 'off' : 'open',
   };
 }

@@ -18,6 +18,7 @@ async function main(): Promise<void> {
   }
   const log = createLog(config.logLevel, stdout);
   if (config.sessionKeysGenerated) log.warn('SESSION_KEYS is unset: sessions are signed with a random key and end with this process');
+  if (config.metrics === 'off') log.warn('METRICS_TOKEN is unset in production: GET /metrics is not served (404); set it to scrape the metrics');
   const service = await compose(config, log);
   const http = createHttpServer(service.app.callback(), config.httpLimits, log);
   http.server.listen(config.port, config.host);

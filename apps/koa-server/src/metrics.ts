@@ -31,6 +31,7 @@ export function createMetrics(activityStats: () => ActivityLogStats): Metrics {
   fromStats('activity_log_dropped_total', 'Activity-log entries dropped because the queue was full.', (s) => s.dropped);
   fromStats('activity_log_spilled_total', 'Activity-log entries set aside in the dead-letter file because the store could not take them in time.', (s) => s.spilled);
   fromStats('activity_log_dead_lettered_total', 'Activity-log entries the store refused, set aside in the dead-letter file.', (s) => s.deadLettered);
+  fromStats('activity_log_dead_letter_dropped_total', 'Activity-log entries not set aside because the dead-letter file was at ACTIVITY_LOG_DEAD_LETTER_MAX_BYTES (dropped).', (s) => s.deadLetterDropped);
   fromStats('activity_log_dead_letter_failed_total', 'Activity-log entries the store refused that the dead-letter file could not take either (lost).', (s) => s.deadLetterFailed);
   new Gauge({
     name: 'activity_log_queue_depth',

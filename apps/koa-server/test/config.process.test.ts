@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { MAIN } from './support/process.js';
+import { MAIN, startProcess } from './support/process.js';
 
 /** Runs the built server with `env` only; its exit code and everything it printed. */
 async function run(env: Record<string, string>) {
@@ -49,5 +49,30 @@ describe('a bad configuration, in the server process', () => {
     expect(stderr).toBe(
       'configuration error: UPSTREAM_TOKEN_SESSION_KEY needs server-side sessions (SESSION_STORE=redis or php): with SESSION_STORE=cookie the token would sit in a readable cookie\n',
     );
+  });
+});
+
+describe('GET /metrics in production', () => {
+  const production = {
+    NODE_ENV: 'production',
+    UPSTREAM_BASE_URL: 'http://127.0.0.1:9',
+    UPSTREAM_TOKEN: 'SECRET-upstream-token',
+    SESSION_KEYS: 'a-production-session-key-0123456789',
+    TRUST_PROXY: '1',
+    ALLOWED_ORIGINS: 'https://app.example.com',
+    ACTIVITY_LOG_URL: 'memory:',
+  };
+
+  it('is not served without METRICS_TOKEN (404, one warning at start-up), and only to its bearer with one', async () => {
+    const open = await startProcess(production);
+    expect((await fetch(`${open.url}/metrics`)).status).toBe(404);
+    expect(open.output().split('\n').filter((line) => line.includes('METRICS_TOKEN is unset in production'))).toHaveLength(1);
+    open.child.kill('SIGKILL');
+
+    const guarded = await startProcess({ ...production, METRICS_TOKEN: 'metrics-token-0123456789' });
+    expect((await fetch(`${guarded.url}/metrics`)).status).toBe(401);
+    expect((await fetch(`${guarded.url}/metrics`, { headers: { authorization: 'Bearer metrics-token-0123456789' } })).status).toBe(200);
+    expect(guarded.output()).not.toContain('METRICS_TOKEN is unset');
+    guarded.child.kill('SIGKILL');
   });
 });

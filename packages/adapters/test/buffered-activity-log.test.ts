@@ -45,7 +45,7 @@ function memoryDeadLetter(failing = false) {
     append(entry, refusal) {
       if (failing) return Promise.reject(new Error('EROFS: read-only file system'));
       entries.push({ entry, ...refusal });
-      return Promise.resolve();
+      return Promise.resolve(true);
     },
     close: () => Promise.resolve(),
   };
@@ -73,7 +73,7 @@ describe('buffered activity log', () => {
     for (const entry of entries(1200)) log.record(entry);
     await log.flush();
     expect(batches.map((batch) => batch.length)).toEqual([500, 500, 200]);
-    expect(log.stats()).toEqual({ written: 1200, retried: 0, dropped: 0, spilled: 0, queued: 0, deadLettered: 0, deadLetterFailed: 0 });
+    expect(log.stats()).toEqual({ written: 1200, retried: 0, dropped: 0, spilled: 0, queued: 0, deadLettered: 0, deadLetterFailed: 0, deadLetterDropped: 0 });
   });
 
   it('retries while the store is down and loses nothing once it is back', async () => {
@@ -298,5 +298,47 @@ describe('dead-letter file', () => {
     await log.close(1_000);
     expect(ids(batches.flat())).toEqual([2n]);
     expect(problems.find((p) => p.kind === 'dead-letter-failed')).toMatchObject({ lost: 1, error: expect.any(Error) as unknown });
+  });
+});
+
+describe('the dead-letter file is bounded whatever the entries hold', () => {
+  const huge = (entityId: bigint) => poisonedWith(entityId, 'é'.repeat(450_000));
+  const poisonedWith = (entityId: bigint, value: string) => sampleEntry({ entityId, clientIp: 'x'.repeat(100), details: { field: 'observaciones', value } });
+
+  it('keeps a line within 64 KiB: the longest values cut, saying how long they were; the cut line still replays', async () => {
+    const path = join(temporaryDir('dead-letter-'), 'dead.jsonl');
+    const file = deadLetterFile(path);
+    expect(await file.append(huge(26n), { code: '22001', reason: 'r'.repeat(100_000) })).toBe(true);
+    await file.close();
+    const [line] = readFileSync(path, 'utf8').split('\n');
+    expect(Buffer.byteLength(`${line}\n`)).toBeLessThanOrEqual(64 * 1024);
+    const record = JSON.parse(line!) as { reason: string; entry: { details: { value: string } } };
+    expect(record.entry.details.value).toMatch(/^é*…\[cut: 900000 bytes\]$/);
+    expect(record.reason).toMatch(/^r+…\[cut: 100000 bytes\]$/);
+    const replayed = entryOfDeadLetterLine(line!);
+    expect(replayed).toMatchObject({ entityId: 26n, details: { field: 'observaciones', value: record.entry.details.value } });
+  });
+
+  it('past ACTIVITY_LOG_DEAD_LETTER_MAX_BYTES drops refused entries, counts them and says so once a minute; entries set aside at close are kept', async () => {
+    const path = join(temporaryDir('dead-letter-'), 'dead.jsonl');
+    // Room for three cut lines.
+    const deadLetter = deadLetterFile(path, { maxBytes: 3 * 64 * 1024 + 1024 });
+    const { store, state } = scriptedStore(isPoisoned);
+    const problems: ActivityLogProblem[] = [];
+    const log = bufferedActivityLog(store, { deadLetter, onProblem: (problem) => problems.push(problem), lingerMs: 0 });
+    for (let id = 1n; id <= 10n; id += 1n) log.record(huge(id));
+    await log.flush();
+    expect(log.stats()).toMatchObject({ deadLettered: 3, deadLetterDropped: 7, deadLetterFailed: 0 });
+    expect(problems.filter((problem) => problem.kind === 'dead-letter-full')).toEqual([{ kind: 'dead-letter-full', dropped: 1 }]);
+    const sizeAtBound = readFileSync(path).length;
+    expect(sizeAtBound).toBeLessThanOrEqual(3 * 64 * 1024 + 1024);
+
+    // The store goes down: what is still queued at close is the only copy, set aside past the bound.
+    state.failing = true;
+    log.record(sampleEntry({ entityId: 99n }));
+    await log.close(50);
+    const lines = readFileSync(path, 'utf8').trimEnd().split('\n');
+    expect(lines).toHaveLength(4);
+    expect(JSON.parse(lines[3]!)).toMatchObject({ code: 'UNWRITTEN_AT_CLOSE', entry: { entityId: '99' } });
   });
 });

@@ -17,6 +17,7 @@ const ActivityLogEnv = z.object({
     .describe('a plain SQL table name (letters, digits, _; up to 63)'),
   ACTIVITY_LOG_QUEUE_MAX: integer(1, 10_000_000, 10_000),
   ACTIVITY_LOG_DEAD_LETTER: z.string().default('./data/activity-dead-letter.jsonl').describe('a file path'),
+  ACTIVITY_LOG_DEAD_LETTER_MAX_BYTES: integer(64 * 1024, 2 ** 40, 64 * 1024 * 1024),
 });
 
 export interface ActivityLogConfig {
@@ -25,6 +26,8 @@ export interface ActivityLogConfig {
   readonly activityLogQueueMax: number;
   /** The JSON-lines file where entries the store refuses are set aside. */
   readonly activityLogDeadLetter: string;
+  /** The dead-letter file's bound: past it, refused entries are dropped and counted. */
+  readonly activityLogDeadLetterMaxBytes: number;
   /** The default data folder, when a file the service writes is in it: created when the log is opened. */
   readonly dataFolder: string | undefined;
 }
@@ -48,6 +51,7 @@ export function readActivityLogConfig(env: Environment, problems: ConfigProblems
     activityLogTable: e.ACTIVITY_LOG_TABLE,
     activityLogQueueMax: e.ACTIVITY_LOG_QUEUE_MAX,
     activityLogDeadLetter: e.ACTIVITY_LOG_DEAD_LETTER,
+    activityLogDeadLetterMaxBytes: e.ACTIVITY_LOG_DEAD_LETTER_MAX_BYTES,
     dataFolder: [sqliteFile, e.ACTIVITY_LOG_DEAD_LETTER].some((file) => file !== undefined && isDataFolder(dirname(file))) ? DATA_FOLDER : undefined,
   };
 }

@@ -20,6 +20,9 @@ export function reportActivityProblem(log: Log, problem: ActivityLogProblem): vo
     case 'spilled':
       log.error({ spilled: problem.spilled }, 'activity log queue full; entries set aside in the dead-letter file for replay');
       return;
+    case 'dead-letter-full':
+      log.error({ dropped: problem.dropped }, 'the activity log dead-letter file is at ACTIVITY_LOG_DEAD_LETTER_MAX_BYTES: refused entries dropped; replay it to make room');
+      return;
     case 'unwritten-at-close':
       if (problem.lost > 0) log.error({ setAside: problem.setAside, lost: problem.lost }, 'activity log entries not written before shutdown');
       else log.warn({ setAside: problem.setAside }, 'activity log entries not written before shutdown; set aside in the dead-letter file for replay');

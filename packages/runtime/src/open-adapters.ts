@@ -34,6 +34,7 @@ export async function openAdapters(config: RuntimeConfig, log: Log): Promise<Ada
   const activity = openActivityLog(config.activityLogUrl, {
     table: config.activityLogTable,
     deadLetterFile: config.activityLogDeadLetter,
+    deadLetterMaxBytes: config.activityLogDeadLetterMaxBytes,
     maxQueue: config.activityLogQueueMax,
     onProblem: (problem) => reportActivityProblem(log, problem),
     onConnectionError: (error) => log.warn({ err: error }, 'activity log connection lost'),

@@ -37,7 +37,7 @@ export async function startApp(
       activity: inMemoryActivityLogStore(),
       sessions: deps.sessions ?? cookieSessionStore(),
       log: logs.log,
-      metrics: createMetrics(() => ({ written: 0, retried: 0, dropped: 0, spilled: 0, queued: 0, deadLettered: 0, deadLetterFailed: 0 })),
+      metrics: createMetrics(() => ({ written: 0, retried: 0, dropped: 0, spilled: 0, queued: 0, deadLettered: 0, deadLetterFailed: 0, deadLetterDropped: 0 })),
       readiness: () => Promise.resolve([]),
     },
   );

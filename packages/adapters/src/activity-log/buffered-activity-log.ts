@@ -19,6 +19,8 @@ export interface ActivityLogStats {
   readonly deadLettered: number;
   /** Entries the store refused that could not be set aside either: lost. */
   readonly deadLetterFailed: number;
+  /** Entries not set aside because the dead-letter file was at its bound: dropped. */
+  readonly deadLetterDropped: number;
 }
 
 /** The entry's identifying fields, for the server log (its values stay in the dead-letter file). */
@@ -36,7 +38,9 @@ export type ActivityLogProblem =
   /** At most once a second while it goes on: entries set aside because the queue was full. */
   | { readonly kind: 'spilled'; readonly spilled: number }
   /** `setAside`: written to the dead-letter file instead; `lost`: neither written nor set aside. */
-  | { readonly kind: 'unwritten-at-close'; readonly setAside: number; readonly lost: number };
+  | { readonly kind: 'unwritten-at-close'; readonly setAside: number; readonly lost: number }
+  /** At most once a minute while it goes on: entries dropped because the dead-letter file is at its bound. */
+  | { readonly kind: 'dead-letter-full'; readonly dropped: number };
 
 export interface BufferedActivityLogOptions {
   /** Entries held in memory at most; past it new entries go to the dead-letter file (or are dropped without one). */
@@ -108,7 +112,19 @@ export function bufferedActivityLog(store: ActivityLogStore, options: BufferedAc
   let dropped = 0;
   let deadLettered = 0;
   let deadLetterFailed = 0;
+  let deadLetterDropped = 0;
   let lastDropReport = 0;
+  let lastFullReport = -Infinity;
+
+  /** An entry the full dead-letter file could not take: counted, and said at most once a minute. */
+  function droppedAtBound(): void {
+    deadLetterDropped += 1;
+    const now = Date.now();
+    if (now - lastFullReport >= 60_000) {
+      lastFullReport = now;
+      report({ kind: 'dead-letter-full', dropped: deadLetterDropped });
+    }
+  }
 
   function take(count: number): ActivityEntry[] {
     const removed = sizes.splice(0, count);
@@ -117,11 +133,11 @@ export function bufferedActivityLog(store: ActivityLogStore, options: BufferedAc
   }
 
   /** Sets aside entries the store could not take in time (not refused: replaying them as they are will work). */
-  function spill(entries: readonly ActivityEntry[], code: string, reason: string): Promise<number> {
+  function spill(entries: readonly ActivityEntry[], code: string, reason: string, bounded: boolean): Promise<number> {
     const appends = entries.map((entry) => {
       if (!deadLetter) return Promise.resolve(false);
-      const appending = deadLetter.append(entry, { code, reason }).then(
-        () => ((spilled += 1), true),
+      const appending = deadLetter.append(entry, { code, reason }, { bounded }).then(
+        (kept) => (kept ? (spilled += 1) : droppedAtBound(), kept),
         (cause: unknown) => {
           deadLetterFailed += 1;
           const ref = { requestId: entry.requestId, eventKey: entry.eventKey, entityId: entry.entityId.toString() };
@@ -146,8 +162,9 @@ export function bufferedActivityLog(store: ActivityLogStore, options: BufferedAc
     };
     if (!deadLetter) return lost(new Error('no dead-letter file configured'));
     // Not awaited: the writer goes on with the next batch while the file is appended to.
-    const appending = deadLetter.append(entry, { code: error.code, reason: error.message }).then(() => {
-      deadLettered += 1;
+    const appending = deadLetter.append(entry, { code: error.code, reason: error.message }).then((kept) => {
+      if (kept) deadLettered += 1;
+      else droppedAtBound();
     }, lost);
     settingAside.add(appending);
     void appending.finally(() => settingAside.delete(appending));
@@ -207,7 +224,7 @@ export function bufferedActivityLog(store: ActivityLogStore, options: BufferedAc
       if (queue.length >= maxQueue || queuedBytes + size > maxQueueBytes) {
         const now = Date.now();
         if (deadLetter) {
-          void spill([entry], 'QUEUE_FULL', 'the activity log queue was full while the store could not take entries');
+          void spill([entry], 'QUEUE_FULL', 'the activity log queue was full while the store could not take entries', true);
           if (now - lastSpillReport >= 1_000) {
             lastSpillReport = now;
             report({ kind: 'spilled', spilled: spilled + 1 });
@@ -230,7 +247,7 @@ export function bufferedActivityLog(store: ActivityLogStore, options: BufferedAc
       }
     },
     flush,
-    stats: () => ({ written, retried, dropped, spilled, queued: queue.length, deadLettered, deadLetterFailed }),
+    stats: () => ({ written, retried, dropped, spilled, queued: queue.length, deadLettered, deadLetterFailed, deadLetterDropped }),
     async close(timeoutMs = 10_000) {
       let timer: NodeJS.Timeout | undefined;
       const deadline = new Promise<void>((resolve) => {
@@ -245,7 +262,8 @@ export function bufferedActivityLog(store: ActivityLogStore, options: BufferedAc
         const uncertain = writing ? writingCount : 0;
         handedOver = true;
         const rest = take(queue.length).slice(uncertain);
-        const setAside = await spill(rest, 'UNWRITTEN_AT_CLOSE', 'the activity log closed while the store could not take entries');
+        // The only copy of entries the service took: set aside whatever the file's bound.
+        const setAside = await spill(rest, 'UNWRITTEN_AT_CLOSE', 'the activity log closed while the store could not take entries', false);
         report({ kind: 'unwritten-at-close', setAside, lost: uncertain + rest.length - setAside });
       }
       await store.close();

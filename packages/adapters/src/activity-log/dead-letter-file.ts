@@ -1,29 +1,46 @@
-import { appendFile } from 'node:fs/promises';
+import { appendFile, stat } from 'node:fs/promises';
 import type { ActivityEntry } from '@cotizaciones/core';
 import { deadLetterLine, type Refusal } from './dead-letter-line.js';
 
 /** Where entries the store refuses are set aside. */
 export interface DeadLetter {
-  /** Resolves once the entry is stored; rejects when it could not be. */
-  append(entry: ActivityEntry, refusal: Refusal): Promise<void>;
+  /**
+   * Resolves `true` once the entry is stored, `false` when the file is full and `bounded` (the
+   * default) let it be dropped; rejects when it could not be written. Entries a closing channel
+   * sets aside (`bounded: false`) are written whatever the bound.
+   */
+  append(entry: ActivityEntry, refusal: Refusal, options?: { bounded?: boolean }): Promise<boolean>;
   /** Resolves once every append so far has finished. */
   close(): Promise<void>;
 }
 
+/** ACTIVITY_LOG_DEAD_LETTER_MAX_BYTES's default. */
+export const DEAD_LETTER_MAX_BYTES = 64 * 1024 * 1024;
+
 /**
- * A JSON-lines dead-letter file (`ACTIVITY_LOG_DEAD_LETTER`). Appends are
- * asynchronous (the thread pool does the I/O) and one at a time, so lines never
- * interleave. Each append opens the file by name: the replay command may
- * replace the file meanwhile. Only the owner may read it (user ids, IPs). Its
- * folder must exist: an adapter creates no folders.
+ * A JSON-lines dead-letter file (`ACTIVITY_LOG_DEAD_LETTER`), bounded: a line keeps at most 64 KiB
+ * (longer text values are cut, saying how long they were), and the file at most `maxBytes`. Appends
+ * are asynchronous (the thread pool does the I/O) and one at a time, so lines never interleave.
+ * Each append opens the file by name and reads its size: the replay command may replace it
+ * meanwhile. Only the owner may read it (user ids, IPs). Its folder must exist: an adapter creates
+ * no folders.
  */
-export function deadLetterFile(path: string): DeadLetter {
+export function deadLetterFile(path: string, options: { maxBytes?: number } = {}): DeadLetter {
+  const maxBytes = options.maxBytes ?? DEAD_LETTER_MAX_BYTES;
   let tail: Promise<unknown> = Promise.resolve();
   return {
-    append(entry, refusal) {
+    append(entry, refusal, { bounded = true } = {}) {
       const line = deadLetterLine(entry, refusal, new Date());
       const appended = tail.then(async () => {
+        if (bounded) {
+          const size = await stat(path).then(
+            (found) => found.size,
+            () => 0,
+          );
+          if (size + Buffer.byteLength(line) > maxBytes) return false;
+        }
         await appendFile(path, line, { mode: 0o600 });
+        return true;
       });
       tail = appended.catch(() => undefined);
       return appended;

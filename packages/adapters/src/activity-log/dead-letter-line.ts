@@ -27,8 +27,11 @@ interface DeadLetterRecord {
   };
 }
 
-/** The JSON line (with its newline) that sets `entry` aside. */
-export function deadLetterLine(entry: ActivityEntry, refusal: Refusal, refusedAt: Date): string {
+/** The most a dead-letter line holds, its newline included: a longer text value is cut, saying how long it was. */
+export const MAX_LINE_BYTES = 64 * 1024;
+
+/** The JSON line (with its newline) that sets `entry` aside, at most `maxBytes` long. */
+export function deadLetterLine(entry: ActivityEntry, refusal: Refusal, refusedAt: Date, maxBytes = MAX_LINE_BYTES): string {
   const record: DeadLetterRecord = {
     refusedAt: refusedAt.toISOString(),
     code: refusal.code,
@@ -40,14 +43,57 @@ export function deadLetterLine(entry: ActivityEntry, refusal: Refusal, refusedAt
       description: entry.description,
       entityType: entry.entityType,
       entityId: entry.entityId.toString(),
-      details: entry.details,
+      // A copy: cutting a value to fit must not change the entry itself.
+      details: entry.details === null ? null : { ...entry.details },
       userId: entry.userId,
       requestId: entry.requestId ?? null,
       clientIp: entry.clientIp ?? null,
       userAgent: entry.userAgent ?? null,
     },
   };
-  return `${JSON.stringify(record)}\n`;
+  return `${fitted(record, maxBytes - 1)}\n`;
+}
+
+/** A cut value ends with this, saying how long the value was: the line still replays, with the cut value. */
+const cutMarker = (bytes: number) => `…[cut: ${bytes} bytes]`;
+
+/** `record` as JSON within `maxBytes`: the longest text values are cut first, until it fits. */
+function fitted(record: DeadLetterRecord, maxBytes: number): string {
+  let json = JSON.stringify(record);
+  for (let cuts = 0; Buffer.byteLength(json) > maxBytes && cuts < 64; cuts += 1) {
+    const longest = longestText(record);
+    if (!longest || longest.value.length <= 64) break;
+    const excess = Buffer.byteLength(json) - maxBytes;
+    const bytes = Buffer.from(longest.value);
+    // Cut by bytes, at a character's start, with room for the marker; escapes in the JSON may need another pass.
+    let keep = Math.max(0, bytes.length - excess - 48);
+    while (keep > 0 && ((bytes[keep] ?? 0) & 0xc0) === 0x80) keep -= 1;
+    longest.set(`${bytes.subarray(0, keep).toString('utf8')}${cutMarker(bytes.length)}`);
+    json = JSON.stringify(record);
+  }
+  if (Buffer.byteLength(json) > maxBytes) {
+    // Many short values (not something the operations produce): the details go, saying how large they were.
+    const details = JSON.stringify(record.entry.details);
+    (record.entry as { details: Record<string, unknown> | null }).details = { cut: cutMarker(Buffer.byteLength(details ?? '')) };
+    json = JSON.stringify(record);
+  }
+  return json;
+}
+
+/** The longest string in the record's texts (the refusal's reason, the entry's fields, the details' values), and how to replace it. */
+function longestText(record: DeadLetterRecord): { value: string; set: (value: string) => void } | undefined {
+  let found: { value: string; set: (value: string) => void } | undefined;
+  const consider = (value: unknown, set: (value: string) => void) => {
+    if (typeof value === 'string' && value.length > (found?.value.length ?? 0)) found = { value, set };
+  };
+  const mutable = record as { reason: string; entry: Record<string, unknown> };
+  consider(mutable.reason, (value) => (mutable.reason = value));
+  for (const key of ['description', 'module', 'eventKey', 'entityType', 'userId', 'requestId', 'userAgent'] as const) {
+    consider(mutable.entry[key], (value) => (mutable.entry[key] = value));
+  }
+  const details = mutable.entry.details as Record<string, unknown> | null;
+  for (const key of Object.keys(details ?? {})) consider(details?.[key], (value) => ((details as Record<string, unknown>)[key] = value));
+  return found;
 }
 
 /** The entry a dead-letter line holds, or undefined when the line is not one. */

@@ -17,6 +17,8 @@ export interface OpenActivityLogOptions extends Omit<BufferedActivityLogOptions,
   readonly table?: string;
   /** The dead-letter file (JSON lines) for entries the store refuses. */
   readonly deadLetterFile?: string;
+  /** The dead-letter file's bound in bytes (default 64 MiB). */
+  readonly deadLetterMaxBytes?: number;
   readonly onConnectionError?: (error: Error) => void;
 }
 
@@ -26,9 +28,9 @@ export interface OpenActivityLogOptions extends Omit<BufferedActivityLogOptions,
  * entries queue.
  */
 export function openActivityLog(url: string, options: OpenActivityLogOptions = {}): OpenedActivityLog {
-  const { table, deadLetterFile: deadLetterPath, onConnectionError, ...buffering } = options;
+  const { table, deadLetterFile: deadLetterPath, deadLetterMaxBytes, onConnectionError, ...buffering } = options;
   const store = url === 'memory:' ? inMemoryActivityLogStore() : lazyActivityLogStore(() => openSql(url, { table, onConnectionError }));
-  const deadLetter = deadLetterPath === undefined ? undefined : deadLetterFile(deadLetterPath);
+  const deadLetter = deadLetterPath === undefined ? undefined : deadLetterFile(deadLetterPath, deadLetterMaxBytes === undefined ? {} : { maxBytes: deadLetterMaxBytes });
   return { log: bufferedActivityLog(store, { ...buffering, deadLetter }), store, engine: sqlEngineOf(url) ?? 'memory' };
 }
 

@@ -29,10 +29,10 @@ export function phpRedisStore(options: RedisStoreOptions): PhpSaveHandlerStore {
     connectTimeout: 2_000,
     retryStrategy: (attempt: number) => Math.min(attempt * 100, 2_000),
   };
-  const redis = new Redis(connection);
+  const redis = withBoundedGet(new Redis(connection));
   redis.on('error', (error: Error) => options.onConnectionError?.(error));
   // WATCH belongs to a connection: transactions get their own, one at a time, so two requests never share a WATCH.
-  let transactions: Redis | undefined;
+  let transactions: BoundedRedis | undefined;
   let queue: Promise<unknown> = Promise.resolve();
   const keyOf = (id: string) => options.prefix + id;
 
@@ -46,15 +46,16 @@ export function phpRedisStore(options: RedisStoreOptions): PhpSaveHandlerStore {
 
   async function transaction(id: string, change: (bytes: Uint8Array) => Uint8Array | undefined): Promise<RewriteResult> {
     if (!transactions) {
-      transactions = new Redis({ ...connection, enableOfflineQueue: true });
+      transactions = withBoundedGet(new Redis({ ...connection, enableOfflineQueue: true }));
       transactions.on('error', () => undefined);
     }
     const tx = transactions;
     const key = keyOf(id);
     await tx.watch(key);
     try {
-      const bytes = await tx.getBuffer(key);
+      const bytes = await tx.boundedGetBuffer(key, options.maxBytes);
       if (bytes === null) return 'absent';
+      if (typeof bytes === 'number') return 'unchanged';
       const next = change(bytes);
       if (next === undefined) return 'unchanged';
       // SET … XX never recreates a session PHP destroyed meanwhile; EX is what PHP's own write would set.
@@ -72,9 +73,9 @@ export function phpRedisStore(options: RedisStoreOptions): PhpSaveHandlerStore {
   return {
     rewritesInPlace: false,
     async read(id) {
-      const bytes = await call(() => redis.getBuffer(keyOf(id)));
+      const bytes = await call(() => redis.boundedGetBuffer(keyOf(id), options.maxBytes));
       if (bytes === null) return { kind: 'absent' };
-      if (bytes.length > options.maxBytes) return { kind: 'refused', reason: 'oversized' };
+      if (typeof bytes === 'number') return { kind: 'refused', reason: 'oversized', detail: `${bytes} bytes` };
       return { kind: 'data', bytes };
     },
     async touchExpiry(id) {
@@ -93,10 +94,26 @@ export function phpRedisStore(options: RedisStoreOptions): PhpSaveHandlerStore {
       return `redis at ${where}, database ${options.database}, keys "${options.prefix}<id>"`;
     },
     async close() {
-      const quit = async (client: Redis | undefined) => {
+      const quit = async (client: BoundedRedis | undefined) => {
         await client?.quit().catch(() => client.disconnect());
       };
       await Promise.all([quit(redis), quit(transactions)]);
     },
   };
+}
+
+/**
+ * GET that transfers nothing larger than `max` bytes: the length is checked, then the value read, in one
+ * atomic script (STRLEN then GET as two commands would race a value growing between them). An oversized
+ * value answers its length instead, so no reply can hold the connection every other read shares.
+ */
+const BOUNDED_GET = `local n = redis.call('STRLEN', KEYS[1])
+if n > tonumber(ARGV[1]) then return n end
+return redis.call('GET', KEYS[1])`;
+
+type BoundedRedis = Redis & { boundedGetBuffer(key: string, max: number): Promise<Buffer | number | null> };
+
+function withBoundedGet(redis: Redis): BoundedRedis {
+  redis.defineCommand('boundedGet', { numberOfKeys: 1, lua: BOUNDED_GET });
+  return redis as BoundedRedis;
 }

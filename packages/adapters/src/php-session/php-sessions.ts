@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { controlledSession, toSessionUser, type Session, type SessionCheck, type SessionControl, type SessionUser } from '@cotizaciones/core';
 import { phpFilesStore } from './php-files-store.js';
 import { phpSettingsProblems, type PhpSessionSettings } from './options.js';
-import { PhpSessionDecodeError } from './php-value.js';
+import { PhpSessionDecodeError, type PhpValue } from './php-value.js';
 import { parseFilesSavePath, parseRedisSavePath } from './save-path.js';
 import { decodePhpSession, type DecodedPhpSession } from './session-formats.js';
 import { sessionIdFromCookies, sessionIdHash } from './session-id.js';
@@ -31,7 +31,9 @@ export interface PhpSessionProblem {
     | 'foreign-owner'
     | 'idle'
     | 'touch-failed'
-    | 'touch-refused';
+    | 'touch-refused'
+    /** The user key holds neither a user nor an id (reported once). */
+    | 'user-shape';
   /** A hash of the session id, never the id. */
   readonly sessionHash?: string;
   readonly detail?: string;
@@ -98,9 +100,17 @@ export function phpSessions(options: PhpSessionsOptions): PhpSessionStore {
     }
   }
 
+  let shapeReported = false;
   function userOf(session: DecodedPhpSession): SessionUser | undefined {
     const value = session.vars.get(userKey);
-    return value === undefined ? undefined : toSessionUser(toPlain(value));
+    if (value === undefined) return undefined;
+    const user = plainId(value) ?? toSessionUser(toPlain(value));
+    // A user key of another shape is most likely a misconfiguration: said once, never with the value.
+    if (!user && !shapeReported) {
+      shapeReported = true;
+      report({ kind: 'user-shape', detail: `"${userKey}" holds ${shapeOf(value)}: expected an array or object with "id", or the id itself (a positive integer or a string of digits)` });
+    }
+    return user;
   }
 
   function isIdle(session: DecodedPhpSession, nowSeconds: number): boolean {
@@ -209,4 +219,22 @@ function openStore(
     maxBytes,
     ...(options.onConnectionError ? { onConnectionError: options.onConnectionError } : {}),
   });
+}
+
+/** `$_SESSION['user_id'] = 17` as many apps keep it: a positive integer, or 1 to 19 ASCII digits as written. */
+function plainId(value: PhpValue): SessionUser | undefined {
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value > 0) return { id: String(value) };
+  if (typeof value === 'bigint' && value > 0n) return { id: value.toString() };
+  if (typeof value === 'string' && /^[0-9]{1,19}$/.test(value)) return { id: value };
+  return undefined;
+}
+
+/** What a value is, for a log line: its PHP type, never its content. */
+function shapeOf(value: PhpValue): string {
+  if (value === null) return 'null';
+  if (value instanceof Map) return 'an array without "id"';
+  if (typeof value === 'object') return value.kind === 'enum' ? 'an enum case' : 'an object without "id"';
+  if (typeof value === 'string') return 'a string that is not an id';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'an integer below 1' : 'a float';
+  return typeof value === 'bigint' ? 'an integer below 1' : 'a bool';
 }

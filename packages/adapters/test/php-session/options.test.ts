@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { phpSessions, PhpSessionConfigError } from '../../src/php-session.js';
+import { phpSessions, PhpSessionConfigError, type PhpSessionProblem } from '../../src/php-session.js';
 
 describe('the PHP sessions adapter, called directly', () => {
   it('refuses settings the configuration would refuse (its rules are the same function)', () => {
@@ -44,6 +44,29 @@ describe('the session cookie', () => {
     expect(await session.currentUser()).toMatchObject({ id: '4' });
     await rm(join(dir, `sess_${id}`));
     expect(await session.currentUser()).toMatchObject({ id: '4' });
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('takes the id itself under the user key (an integer, or digits as written); another shape is said once, without the value', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'php-sess-id-'));
+    const sessions: Array<[string, string]> = [
+      ['e'.repeat(26), 'user_id|i:17;'],
+      ['f'.repeat(26), 'user_id|s:3:"017";'],
+      ['g'.repeat(26), 'user_id|i:9223372036854775807;'],
+      ['h'.repeat(26), 'user_id|s:3:"ana";'],
+      ['i'.repeat(26), 'user_id|i:0;'],
+      ['j'.repeat(26), 'user_id|s:20:"12345678901234567890";'],
+      ['k'.repeat(26), 'user_id|a:1:{s:2:"id";i:5;}'],
+    ];
+    for (const [id, data] of sessions) await writeFile(join(dir, `sess_${id}`), data);
+    const problems: PhpSessionProblem[] = [];
+    const adapter = phpSessions({ saveHandler: 'files', savePath: dir, userKey: 'user_id', touch: 'none', onProblem: (problem) => problems.push(problem) });
+    const ids = [];
+    for (const [id] of sessions) ids.push((await adapter.sessionFor(`PHPSESSID=${id}`).currentUser())?.id);
+    expect(ids).toEqual(['17', '017', '9223372036854775807', undefined, undefined, undefined, '5']);
+    expect(problems).toEqual([
+      { kind: 'user-shape', detail: '"user_id" holds a string that is not an id: expected an array or object with "id", or the id itself (a positive integer or a string of digits)' },
+    ]);
     await rm(dir, { recursive: true, force: true });
   });
 });

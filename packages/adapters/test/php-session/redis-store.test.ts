@@ -153,6 +153,28 @@ describe.skipIf(!phpAvailable() || !redisServerAvailable())('PHP sessions in Red
     await adapter.close();
   }, 60_000);
 
+  it('a 50 MB value under a valid id never crosses the wire: refused by its length while the other user reads on', async () => {
+    const php = await start('php');
+    const problems: PhpSessionProblem[] = [];
+    const adapter = adapterFor('php', problems, { touch: 'activity', now: () => Date.now() + 10_000 });
+    await adapter.ready(2_000);
+    const { cookie } = await php.get('session.php?action=signin&id=41');
+    const huge = `${PREFIX}${'h'.repeat(26)}`;
+    await redis.set(huge, Buffer.alloc(50 * 1024 * 1024, 0x61));
+    const sent = async () => Number(/total_net_output_bytes:(\d+)/.exec(await redis.info('stats'))?.[1]);
+    const before = await sent();
+    const reads = Array.from({ length: 20 }, (_, i) => adapter.sessionFor(i % 2 ? `PHPSESSID=${'h'.repeat(26)}` : cookie).currentUser());
+    const users = await Promise.all(reads);
+    expect(users.map((user) => user?.id)).toEqual(Array.from({ length: 20 }, (_, i) => (i % 2 ? undefined : '41')));
+    // What Redis sent to every client meanwhile (this test's INFO replies included): nothing near the value.
+    expect((await sent()) - before).toBeLessThan(1024 * 1024);
+    expect(problems.filter((problem) => problem.kind === 'oversized')).toHaveLength(10);
+    expect(problems.find((problem) => problem.kind === 'oversized')?.detail).toBe(`${50 * 1024 * 1024} bytes`);
+    expect(await redis.strlen(huge)).toBe(50 * 1024 * 1024);
+    await redis.del(huge);
+    await adapter.close();
+  });
+
   it('hostile ids send no command at all to Redis', async () => {
     const adapter = adapterFor('php');
     await adapter.ready(2_000);
@@ -166,13 +188,10 @@ describe.skipIf(!phpAvailable() || !redisServerAvailable())('PHP sessions in Red
       }
       expect(await adapter.sessionFor(`PHPSESSID=${valid}`).currentUser()).toMatchObject({ id: '1' });
     });
+    // The read is one bounded script (its STRLEN and GET show inside it), then PHP's own EXPIRE.
     const adapterCommands = seen.filter((args) => args.some((arg) => arg.startsWith(PREFIX)) && args[0] !== 'set');
-    expect(adapterCommands.map((args) => args.join(' '))).toEqual([
-      `get ${PREFIX}${valid}`,
-      `expire ${PREFIX}${valid} 1440`,
-      `get ${PREFIX}${valid}`,
-      `expire ${PREFIX}${valid} 1440`,
-    ]);
+    const read = [`script ${PREFIX}${valid} 1048576`, `STRLEN ${PREFIX}${valid}`, `GET ${PREFIX}${valid}`, `expire ${PREFIX}${valid} 1440`];
+    expect(adapterCommands.map((args) => (args[0]?.startsWith('eval') ? ['script', ...args.slice(3)] : args).join(' '))).toEqual([...read, ...read]);
     expect(seen.filter((args) => args.some((arg) => /etc|xxxxx|FLUSHALL|\*/.test(arg)))).toEqual([]);
     await adapter.close();
   });
