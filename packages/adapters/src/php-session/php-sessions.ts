@@ -70,6 +70,8 @@ export function phpSessions(options: PhpSessionsOptions): PhpSessionStore {
   if (problem) throw new PhpSessionConfigError(problem.line);
 
   const store = openStore(options, { gcMaxLifetimeSeconds, maxBytes, now, report });
+  // Only what the service uses is built; every other value is checked and stepped over.
+  const used: ReadonlySet<string> = new Set(activityKey === undefined ? [userKey] : [userKey, activityKey]);
 
   async function load(id: string): Promise<DecodedPhpSession | undefined> {
     const hash = sessionIdHash(id);
@@ -86,7 +88,7 @@ export function phpSessions(options: PhpSessionsOptions): PhpSessionStore {
         return undefined;
       }
       try {
-        return decodePhpSession(stored.bytes, format, { maxBytes });
+        return decodePhpSession(stored.bytes, format, { maxBytes }, used);
       } catch (error) {
         if (!(error instanceof PhpSessionDecodeError)) throw error;
         // A half-written file decodes as truncated: read again before calling it undecodable.
@@ -125,7 +127,7 @@ export function phpSessions(options: PhpSessionsOptions): PhpSessionStore {
   function withActivity(bytes: Uint8Array, nowSeconds: number, userId: string): Uint8Array | undefined {
     let session: DecodedPhpSession;
     try {
-      session = decodePhpSession(bytes, format, { maxBytes });
+      session = decodePhpSession(bytes, format, { maxBytes }, used);
     } catch {
       return undefined; // Rewritten by PHP into something unreadable: not ours to touch.
     }

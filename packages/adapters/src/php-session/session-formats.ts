@@ -16,21 +16,29 @@ const utf8 = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
 /**
  * Decodes session data as PHP's session_decode does for each handler, but
  * strictly: anything PHP would stop at silently (a key with no value, a
- * truncated php_binary key, trailing bytes) is an error here.
+ * truncated php_binary key, trailing bytes) is an error here. With `only`,
+ * just those top-level keys are built: every other value is checked by the same
+ * rules and stepped over, building nothing.
  */
-export function decodePhpSession(bytes: Uint8Array, format: PhpSessionFormat, limits?: PhpDecodeLimits): DecodedPhpSession {
+export function decodePhpSession(bytes: Uint8Array, format: PhpSessionFormat, limits?: PhpDecodeLimits, only?: ReadonlySet<string>): DecodedPhpSession {
   const reader = new PhpReader(bytes, limits);
   const vars = new Map<string, PhpValue>();
   const spans = new Map<string, { start: number; end: number }>();
+  const wanted = (key: string) => only === undefined || only.has(key);
   const read = (key: string) => {
     const start = reader.pos;
-    vars.set(key, reader.value(1));
+    if (wanted(key)) vars.set(key, reader.value(1));
+    else reader.skip(1);
     spans.set(key, { start, end: reader.pos });
   };
   if (format === 'php_serialize') {
     // One array; it is slot 1 and its elements follow, as PHP numbers them.
     if (bytes[0] !== 0x61) throw new PhpSessionDecodeError('php_serialize data is one array', 0);
-    readSerializeArray(reader, vars, spans);
+    const array = reader.topLevelArray(
+      (key, start, end) => spans.set(String(key), { start, end }),
+      (key) => wanted(String(key)),
+    );
+    for (const [key, element] of array) vars.set(String(key), element);
   } else if (format === 'php') {
     // `key|value` repeated: the key runs to the first '|' (PHP refuses to write keys containing one);
     // the value is then read by its own grammar, so a '|' inside a value is just data.
@@ -53,9 +61,4 @@ export function decodePhpSession(bytes: Uint8Array, format: PhpSessionFormat, li
   }
   if (!reader.atEnd) throw reader.fail('trailing bytes after the session');
   return { vars, spans };
-}
-
-function readSerializeArray(reader: PhpReader, vars: Map<string, PhpValue>, spans: Map<string, { start: number; end: number }>): void {
-  const array = reader.topLevelArray((key, start, end) => spans.set(String(key), { start, end }));
-  for (const [key, element] of array) vars.set(String(key), element);
 }

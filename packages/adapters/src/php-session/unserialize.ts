@@ -19,65 +19,89 @@ const CANONICAL_INT = /^(?:0|-?[1-9]\d{0,18})$/;
 // zend_is_valid_class_name, with namespaces.
 const CLASS_NAME = /^[A-Za-z_\x80-\uffff][A-Za-z0-9_\x80-\uffff]*(?:\\[A-Za-z_\x80-\uffff][A-Za-z0-9_\x80-\uffff]*)*$/;
 
+/** What PHP makes of a `C:` (Serializable) value whose class it does not have: no user code runs. */
+const INCOMPLETE_CLASS = '__PHP_Incomplete_Class';
+
 /**
  * Reads PHP's `serialize` format strictly, on bytes. One reader decodes one
  * session: back-reference slots are numbered across all its top-level values,
  * as PHP's var_hash numbers them (every value takes a slot except `R:` and
  * array/property keys; `r:` takes one and must point at an object).
+ *
+ * A value is either built (`value`) or only checked and stepped over (`skip`),
+ * which allocates nothing: a session's cost follows its size, and only the values
+ * the service uses are built. A skipped value a built one refers to (`R:`, `r:`)
+ * is built then, from where it starts.
  */
 export class PhpReader {
   pos = 0;
+  /** Built values by slot; a skipped slot stays empty until a reference needs it. */
   private readonly slots: (PhpValue | undefined)[] = [];
+  /** Where each slot's value starts, and at which depth: what building a skipped one later needs. */
+  private readonly starts: number[] = [];
+  private readonly depths: number[] = [];
+  /** Slots whose value was stepped over whole: the ones a reference may build later. */
+  private readonly skipped: boolean[] = [];
+  private slotCount = 0;
   private values = 0;
+  /** Off while a skipped value is built again: its values were counted when it was checked. */
+  private counting = true;
   private readonly limits: Required<PhpDecodeLimits>;
+  private readonly length: number;
 
   constructor(
     readonly bytes: Uint8Array,
     limits: PhpDecodeLimits = {},
   ) {
     this.limits = { ...DEFAULT_LIMITS, ...limits };
+    this.length = bytes.length;
     if (bytes.length > this.limits.maxBytes) throw this.fail(`data of ${bytes.length} bytes exceeds the ${this.limits.maxBytes}-byte limit`);
   }
 
   get atEnd(): boolean {
-    return this.pos >= this.bytes.length;
+    return this.pos >= this.length;
   }
 
   fail(message: string): PhpSessionDecodeError {
     return new PhpSessionDecodeError(message, this.pos);
   }
 
+  private count1(): void {
+    if (this.counting && ++this.values > this.limits.maxValues) throw this.fail(`more than ${this.limits.maxValues} values`);
+  }
+
+  private takeSlot(depth: number): number {
+    const slot = this.slotCount++;
+    this.starts[slot] = this.pos;
+    this.depths[slot] = depth;
+    return slot;
+  }
+
+  /** Builds the value at `pos`. */
   value(depth = 0): PhpValue {
     const type = this.bytes[this.pos];
     if (type === undefined) throw this.fail('unexpected end of data');
-    if (++this.values > this.limits.maxValues) throw this.fail(`more than ${this.limits.maxValues} values`);
+    this.count1();
     if (type === 0x52 /* R */) return this.reference('R');
-    const slot = this.slots.length;
-    this.slots.push(undefined);
+    const slot = this.takeSlot(depth);
     const set = <T extends PhpValue>(value: T): T => {
       this.slots[slot] = value;
       return value;
     };
     switch (type) {
       case 0x4e /* N */:
-        this.expect('N;');
+        this.expect2(0x4e, SEMICOLON);
         return set(null);
-      case 0x62 /* b */: {
-        this.expect('b:');
-        const bit = this.bytes[this.pos];
-        if (bit !== 0x30 && bit !== 0x31) throw this.fail('a boolean is b:0; or b:1;');
-        this.pos += 1;
-        this.expectByte(SEMICOLON);
-        return set(bit === 0x31);
-      }
+      case 0x62 /* b */:
+        return set(this.boolean());
       case 0x69 /* i */:
-        this.expect('i:');
+        this.expect2(0x69, COLON);
         return set(this.int(SEMICOLON));
       case 0x64 /* d */:
-        this.expect('d:');
+        this.expect2(0x64, COLON);
         return set(this.float());
       case 0x73 /* s */:
-        this.expect('s:');
+        this.expect2(0x73, COLON);
         return set(this.stringBody());
       case 0x61 /* a */:
         return this.array(depth, set);
@@ -88,18 +112,91 @@ export class PhpReader {
       case 0x72 /* r */:
         return set(this.reference('r'));
       case 0x43 /* C */:
-        // Serializable::unserialize runs user code that may number more slots: its data cannot be read faithfully.
-        throw this.fail('a C: (Serializable) value is not supported');
+        return set(this.custom());
+      default:
+        throw this.fail(`unexpected type ${JSON.stringify(String.fromCharCode(type))}`);
+    }
+  }
+
+  /** Checks the value at `pos` by the same rules as {@link value} and steps over it, building nothing. */
+  skip(depth = 0): void {
+    const type = this.bytes[this.pos];
+    if (type === undefined) throw this.fail('unexpected end of data');
+    this.count1();
+    if (type === 0x52 /* R */) {
+      this.skipReference(false);
+      return;
+    }
+    const slot = this.takeSlot(depth);
+    this.skipBody(type, depth);
+    this.skipped[slot] = true;
+  }
+
+  private skipBody(type: number, depth: number): void {
+    switch (type) {
+      case 0x4e /* N */:
+        this.expect2(0x4e, SEMICOLON);
+        return;
+      case 0x62 /* b */:
+        this.boolean();
+        return;
+      case 0x69 /* i */:
+        this.expect2(0x69, COLON);
+        this.skipInt(SEMICOLON);
+        return;
+      case 0x64 /* d */:
+        this.expect2(0x64, COLON);
+        this.float();
+        return;
+      case 0x73 /* s */:
+        this.expect2(0x73, COLON);
+        this.skipStringBody();
+        return;
+      case 0x61 /* a */: {
+        this.expect2(0x61, COLON);
+        const count = this.count();
+        this.expectByte(OPEN);
+        this.enter(depth);
+        for (let i = 0; i < count; i += 1) {
+          this.skipKey(false);
+          this.skip(depth + 1);
+        }
+        this.expectByte(CLOSE);
+        return;
+      }
+      case 0x4f /* O */: {
+        this.expect2(0x4f, COLON);
+        this.className();
+        this.expectByte(COLON);
+        const count = this.count();
+        this.expectByte(OPEN);
+        this.enter(depth);
+        for (let i = 0; i < count; i += 1) {
+          this.skipKey(true);
+          this.skip(depth + 1);
+        }
+        this.expectByte(CLOSE);
+        return;
+      }
+      case 0x45 /* E */:
+        this.enumCase();
+        return;
+      case 0x72 /* r */:
+        this.skipReference(true);
+        return;
+      case 0x43 /* C */:
+        this.custom();
+        return;
       default:
         throw this.fail(`unexpected type ${JSON.stringify(String.fromCharCode(type))}`);
     }
   }
 
   private reference(kind: 'r' | 'R'): PhpValue {
-    this.pos += 1;
-    this.expectByte(COLON);
-    const id = this.unsigned(SEMICOLON);
-    const target = id >= 1 && id <= this.slots.length ? this.slots[id - 1] : undefined;
+    const id = this.referenceId();
+    let target = this.slots[id - 1];
+    // A value that was stepped over: built now, from where it starts.
+    if (target === undefined && this.skipped[id - 1]) target = this.materialize(id - 1);
     if (target === undefined) throw this.fail(`reference ${kind}:${id} to no value`);
     if (kind === 'r' && !(typeof target === 'object' && target !== null && !(target instanceof Map))) {
       throw this.fail(`r:${id} must point at an object`);
@@ -107,20 +204,56 @@ export class PhpReader {
     return target;
   }
 
-  /** A top-level array (php_serialize), telling where each element's value bytes are. */
-  topLevelArray(onElement: (key: PhpKey, start: number, end: number) => void): Map<PhpKey, PhpValue> {
-    if (++this.values > this.limits.maxValues) throw this.fail(`more than ${this.limits.maxValues} values`);
-    const slot = this.slots.length;
-    this.slots.push(undefined);
-    return this.array(0, (value) => (this.slots[slot] = value), onElement);
+  private skipReference(mustBeObject: boolean): void {
+    const id = this.referenceId();
+    if (!mustBeObject) return;
+    const built = this.slots[id - 1];
+    // Objects start with O, C or E, or are r: to one (checked when that r: was read).
+    const isObject =
+      built !== undefined ? typeof built === 'object' && built !== null && !(built instanceof Map) : [0x4f, 0x43, 0x45, 0x72].includes(this.bytes[this.starts[id - 1] ?? -1] ?? 0);
+    if (!isObject) throw this.fail(`r:${id} must point at an object`);
+  }
+
+  /** `R:n;` or `r:n;`: n names a slot already taken. */
+  private referenceId(): number {
+    this.pos += 1;
+    this.expectByte(COLON);
+    const id = this.unsigned(SEMICOLON);
+    if (id < 1 || id > this.slotCount) {
+      this.pos -= 1;
+      throw this.fail(`reference to no value (${id})`);
+    }
+    return id;
+  }
+
+  private materialize(slot: number): PhpValue {
+    const { pos, slotCount, counting } = this;
+    this.pos = this.starts[slot] ?? 0;
+    this.slotCount = slot;
+    this.counting = false;
+    try {
+      return this.value(this.depths[slot] ?? 0);
+    } finally {
+      this.pos = pos;
+      this.slotCount = slotCount;
+      this.counting = counting;
+    }
+  }
+
+  /** A top-level array (php_serialize), telling where each element's value bytes are; `build` says which elements to build. */
+  topLevelArray(onElement: (key: PhpKey, start: number, end: number) => void, build: (key: PhpKey) => boolean = () => true): Map<PhpKey, PhpValue> {
+    this.count1();
+    const slot = this.takeSlot(0);
+    return this.array(0, (value) => (this.slots[slot] = value), onElement, build);
   }
 
   private array(
     depth: number,
     set: (value: Map<PhpKey, PhpValue>) => Map<PhpKey, PhpValue>,
     onElement?: (key: PhpKey, start: number, end: number) => void,
+    build: (key: PhpKey) => boolean = () => true,
   ): Map<PhpKey, PhpValue> {
-    this.expect('a:');
+    this.expect2(0x61, COLON);
     const count = this.count();
     this.expectByte(OPEN);
     const entries = set(new Map<PhpKey, PhpValue>());
@@ -128,7 +261,8 @@ export class PhpReader {
     for (let i = 0; i < count; i += 1) {
       const key = this.key();
       const start = this.pos;
-      entries.set(key, this.value(depth + 1));
+      if (build(key)) entries.set(key, this.value(depth + 1));
+      else this.skip(depth + 1);
       onElement?.(key, start, this.pos);
     }
     this.expectByte(CLOSE);
@@ -136,7 +270,7 @@ export class PhpReader {
   }
 
   private object(depth: number, set: (value: PhpObject) => PhpObject): PhpObject {
-    this.expect('O:');
+    this.expect2(0x4f, COLON);
     const className = this.className();
     this.expectByte(COLON);
     const count = this.count();
@@ -152,8 +286,24 @@ export class PhpReader {
     return object;
   }
 
+  /**
+   * `C:len:"Class":datalen:{data}`: an old-style Serializable. PHP without the class (as the service
+   * is) runs no code and makes an incomplete object of it, its data skipped by its declared length.
+   */
+  private custom(): PhpObject {
+    this.expect2(0x43, COLON);
+    const className = this.className();
+    this.expectByte(COLON);
+    const length = this.unsigned(COLON);
+    this.expectByte(OPEN);
+    const end = this.pos + length;
+    if (end >= this.length || this.bytes[end] !== CLOSE) throw this.fail(`a ${length}-byte C: payload does not end where it says`);
+    this.pos = end + 1;
+    return Object.freeze({ kind: 'object' as const, className: INCOMPLETE_CLASS, properties: new Map([[`${INCOMPLETE_CLASS}_Name`, className]]) });
+  }
+
   private enumCase(): PhpValue {
-    this.expect('E:');
+    this.expect2(0x45, COLON);
     const length = this.unsigned(COLON);
     const text = this.quoted(length);
     this.expectByte(SEMICOLON);
@@ -164,6 +314,15 @@ export class PhpReader {
       throw this.fail('an enum is E:len:"Class:Case";');
     }
     return Object.freeze({ kind: 'enum' as const, className, caseName });
+  }
+
+  private boolean(): boolean {
+    this.expect2(0x62, COLON);
+    const bit = this.bytes[this.pos];
+    if (bit !== 0x30 && bit !== 0x31) throw this.fail('a boolean is b:0; or b:1;');
+    this.pos += 1;
+    this.expectByte(SEMICOLON);
+    return bit === 0x31;
   }
 
   private className(): string {
@@ -177,11 +336,11 @@ export class PhpReader {
   private key(): PhpKey {
     const type = this.bytes[this.pos];
     if (type === 0x69) {
-      this.expect('i:');
+      this.expect2(0x69, COLON);
       return this.int(SEMICOLON);
     }
     if (type === 0x73) {
-      this.expect('s:');
+      this.expect2(0x73, COLON);
       const text = this.stringBody();
       if (CANONICAL_INT.test(text)) {
         const big = BigInt(text);
@@ -192,9 +351,27 @@ export class PhpReader {
     throw this.fail('a key is an int or a string');
   }
 
+  /** {@link key} checked and stepped over; a property name that starts with NUL must be a whole mangled name. */
+  private skipKey(property: boolean): void {
+    const type = this.bytes[this.pos];
+    if (type === 0x69) {
+      this.expect2(0x69, COLON);
+      this.skipInt(SEMICOLON);
+      return;
+    }
+    if (type !== 0x73) throw this.fail('a key is an int or a string');
+    this.expect2(0x73, COLON);
+    const start = this.pos;
+    this.skipStringBody();
+    if (property) {
+      const text = this.bytes.subarray(this.bytes.indexOf(QUOTE, start) + 1, this.pos - 2);
+      if (text[0] === 0 && text.indexOf(0, 1) < 0) throw this.fail('malformed private or protected property name');
+    }
+  }
+
   private count(): number {
     const count = this.unsigned(COLON);
-    if (count * MIN_ELEMENT_BYTES > this.bytes.length - this.pos) throw this.fail(`${count} elements cannot fit in the data left`);
+    if (count * MIN_ELEMENT_BYTES > this.length - this.pos) throw this.fail(`${count} elements cannot fit in the data left`);
     return count;
   }
 
@@ -210,10 +387,20 @@ export class PhpReader {
     return text;
   }
 
+  private skipStringBody(): void {
+    const length = this.unsigned(COLON);
+    this.expectByte(QUOTE);
+    const end = this.pos + length;
+    if (end >= this.length) throw this.fail(`a ${length}-byte string runs past the end`);
+    this.pos = end;
+    this.expectByte(QUOTE);
+    this.expectByte(SEMICOLON);
+  }
+
   private quoted(length: number): string {
     this.expectByte(QUOTE);
     const end = this.pos + length;
-    if (end >= this.bytes.length) throw this.fail(`a ${length}-byte string runs past the end`);
+    if (end >= this.length) throw this.fail(`a ${length}-byte string runs past the end`);
     const text = utf8.decode(this.bytes.subarray(this.pos, end));
     this.pos = end;
     this.expectByte(QUOTE);
@@ -222,10 +409,26 @@ export class PhpReader {
 
   /** PHP's uiv and its terminator: digits only, at most ten (no length or count that large can fit). */
   private unsigned(terminator: number): number {
-    const text = this.digitsUntil(terminator, 10);
-    if (!/^\d+$/.test(text)) throw this.fail('expected an unsigned number');
-    this.pos += 1;
-    return Number(text);
+    const { bytes } = this;
+    const start = this.pos;
+    const limit = Math.min(this.length, start + 11);
+    let value = 0;
+    let at = start;
+    for (; at < limit; at += 1) {
+      const byte = bytes[at]!;
+      if (byte === terminator) break;
+      if (byte < 0x30 || byte > 0x39) {
+        this.pos = at;
+        throw this.fail('expected an unsigned number');
+      }
+      value = value * 10 + (byte - 0x30);
+    }
+    if (at === start || bytes[at] !== terminator) {
+      this.pos = at;
+      throw this.fail('malformed number');
+    }
+    this.pos = at + 1;
+    return value;
   }
 
   /** PHP's iv, saturating at the 64-bit bounds as ZEND_STRTOL does. */
@@ -238,6 +441,21 @@ export class PhpReader {
     if (big > INT64_MAX) big = INT64_MAX;
     if (big < INT64_MIN) big = INT64_MIN;
     return narrow(big);
+  }
+
+  /** {@link int}'s grammar, stepped over: a sign, then digits, at most 40 bytes, then the terminator. */
+  private skipInt(terminator: number): void {
+    const { bytes } = this;
+    const start = this.pos;
+    let at = start;
+    if (bytes[at] === 0x2b || bytes[at] === 0x2d) at += 1;
+    const digits = at;
+    while (at < this.length && bytes[at]! >= 0x30 && bytes[at]! <= 0x39) at += 1;
+    if (at === digits || at - start > 40 || bytes[at] !== terminator) {
+      this.pos = at;
+      throw this.fail('expected an integer');
+    }
+    this.pos = at + 1;
   }
 
   private float(): number {
@@ -253,7 +471,7 @@ export class PhpReader {
   /** The ASCII text up to (not including) `terminator`, at most `max` bytes; leaves pos on the terminator. */
   private digitsUntil(terminator: number, max: number): string {
     const start = this.pos;
-    const limit = Math.min(this.bytes.length, start + max + 1);
+    const limit = Math.min(this.length, start + max + 1);
     let end = start;
     while (end < limit && this.bytes[end] !== terminator) end += 1;
     if (this.bytes[end] !== terminator) throw this.fail('malformed number');
@@ -261,11 +479,10 @@ export class PhpReader {
     return String.fromCharCode(...this.bytes.subarray(start, end));
   }
 
-  private expect(text: string): void {
-    for (let i = 0; i < text.length; i += 1) {
-      if (this.bytes[this.pos + i] !== text.charCodeAt(i)) throw this.fail(`expected ${JSON.stringify(text)}`);
-    }
-    this.pos += text.length;
+  /** The type byte and the separator after it (`i:`, `N;`…). */
+  private expect2(first: number, second: number): void {
+    if (this.bytes[this.pos] !== first || this.bytes[this.pos + 1] !== second) throw this.fail(`expected ${JSON.stringify(String.fromCharCode(first, second))}`);
+    this.pos += 2;
   }
 
   private expectByte(byte: number): void {

@@ -75,9 +75,11 @@ describe('PHP decoder: inputs it must refuse, quickly and without allocating wha
     rejects(`a:1:{i:0;R:${'9'.repeat(30)};}`);
   });
 
-  it('refuses what PHP never writes: S:, C: (Serializable runs code that may renumber), bad booleans and floats', () => {
+  it('refuses what PHP never writes: S:, a C: payload that does not end where it says, bad booleans and floats', () => {
     rejects('S:1:"\\61";');
-    rejects('C:11:"ArrayObject":0:{}');
+    rejects('C:11:"ArrayObject":5:{}');
+    rejects('C:11:"ArrayObject":0:{x');
+    rejects('C:3:"1ab":0:{}');
     rejects('b:2;');
     rejects('d:1e+-5;');
     rejects('d:-NAN;');
@@ -92,6 +94,10 @@ describe('PHP decoder: inputs it must refuse, quickly and without allocating wha
     expect(decode('i:+007;')).toBe(7);
     expect(decode('d:-0;')).toBe(-0);
     expect(decode('d:INF;')).toBe(Infinity);
+    // An old-style Serializable, as PHP reads it without its class: no code, its data skipped by its length.
+    const legacy = decode('a:2:{i:0;C:6:"Legacy":14:{x:i:1;R:1;a:{}}i:1;r:2;}') as Map<PhpValue, PhpValue>;
+    expect(legacy.get(0)).toEqual({ kind: 'object', className: '__PHP_Incomplete_Class', properties: new Map([['__PHP_Incomplete_Class_Name', 'Legacy']]) });
+    expect(legacy.get(1)).toBe(legacy.get(0));
     expect([...(decode('a:2:{s:1:"5";i:1;s:2:"05";i:2;}') as Map<PhpValue, PhpValue>).keys()]).toEqual([5, '05']);
     const self = decode('a:1:{i:0;R:1;}') as Map<PhpValue, PhpValue>;
     expect(self.get(0)).toBe(self);
