@@ -37,11 +37,11 @@ export class PhpReader {
   pos = 0;
   /** Built values by slot; a skipped slot stays empty until a reference needs it. */
   private readonly slots: (PhpValue | undefined)[] = [];
-  /** Where each slot's value starts, and at which depth: what building a skipped one later needs. */
-  private readonly starts: number[] = [];
-  private readonly depths: number[] = [];
-  /** Slots whose value was stepped over whole: the ones a reference may build later. */
-  private readonly skipped: boolean[] = [];
+  /**
+   * Per slot, where its value starts and at which depth (`start * 128 + depth`), negated (minus one)
+   * once the value was stepped over whole: what building a skipped value later needs, in one array.
+   */
+  private readonly marks: number[] = [];
   private slotCount = 0;
   private values = 0;
   /** Off while a skipped value is built again: its values were counted when it was checked. */
@@ -72,9 +72,14 @@ export class PhpReader {
 
   private takeSlot(depth: number): number {
     const slot = this.slotCount++;
-    this.starts[slot] = this.pos;
-    this.depths[slot] = depth;
+    this.marks[slot] = this.pos * 128 + depth;
     return slot;
+  }
+
+  /** Where a slot's value starts (any slot taken). */
+  private startOf(slot: number): number {
+    const mark = this.marks[slot] ?? 0;
+    return Math.floor((mark < 0 ? -mark - 1 : mark) / 128);
   }
 
   /** Builds the value at `pos`. */
@@ -129,7 +134,7 @@ export class PhpReader {
     }
     const slot = this.takeSlot(depth);
     this.skipBody(type, depth);
-    this.skipped[slot] = true;
+    this.marks[slot] = -this.marks[slot]! - 1;
   }
 
   private skipBody(type: number, depth: number): void {
@@ -146,7 +151,7 @@ export class PhpReader {
         return;
       case 0x64 /* d */:
         this.expect2(0x64, COLON);
-        this.float();
+        this.skipFloat();
         return;
       case 0x73 /* s */:
         this.expect2(0x73, COLON);
@@ -196,7 +201,7 @@ export class PhpReader {
     const id = this.referenceId();
     let target = this.slots[id - 1];
     // A value that was stepped over: built now, from where it starts.
-    if (target === undefined && this.skipped[id - 1]) target = this.materialize(id - 1);
+    if (target === undefined && (this.marks[id - 1] ?? 0) < 0) target = this.materialize(id - 1);
     if (target === undefined) throw this.fail(`reference ${kind}:${id} to no value`);
     if (kind === 'r' && !(typeof target === 'object' && target !== null && !(target instanceof Map))) {
       throw this.fail(`r:${id} must point at an object`);
@@ -207,10 +212,12 @@ export class PhpReader {
   private skipReference(mustBeObject: boolean): void {
     const id = this.referenceId();
     if (!mustBeObject) return;
+    // An r: takes its slot before it is read: pointing at itself is pointing at no value.
+    if (id === this.slotCount) throw this.fail(`reference r:${id} to no value`);
     const built = this.slots[id - 1];
     // Objects start with O, C or E, or are r: to one (checked when that r: was read).
     const isObject =
-      built !== undefined ? typeof built === 'object' && built !== null && !(built instanceof Map) : [0x4f, 0x43, 0x45, 0x72].includes(this.bytes[this.starts[id - 1] ?? -1] ?? 0);
+      built !== undefined ? typeof built === 'object' && built !== null && !(built instanceof Map) : [0x4f, 0x43, 0x45, 0x72].includes(this.bytes[this.startOf(id - 1)] ?? 0);
     if (!isObject) throw this.fail(`r:${id} must point at an object`);
   }
 
@@ -228,11 +235,12 @@ export class PhpReader {
 
   private materialize(slot: number): PhpValue {
     const { pos, slotCount, counting } = this;
-    this.pos = this.starts[slot] ?? 0;
+    const mark = -(this.marks[slot] ?? -1) - 1;
+    this.pos = Math.floor(mark / 128);
     this.slotCount = slot;
     this.counting = false;
     try {
-      return this.value(this.depths[slot] ?? 0);
+      return this.value(mark % 128);
     } finally {
       this.pos = pos;
       this.slotCount = slotCount;
@@ -443,7 +451,7 @@ export class PhpReader {
     return narrow(big);
   }
 
-  /** {@link int}'s grammar, stepped over: a sign, then digits, at most 40 bytes, then the terminator. */
+  /** {@link int}'s grammar, stepped over: a sign, then digits, as many bytes as {@link int} reads, then the terminator. */
   private skipInt(terminator: number): void {
     const { bytes } = this;
     const start = this.pos;
@@ -451,7 +459,7 @@ export class PhpReader {
     if (bytes[at] === 0x2b || bytes[at] === 0x2d) at += 1;
     const digits = at;
     while (at < this.length && bytes[at]! >= 0x30 && bytes[at]! <= 0x39) at += 1;
-    if (at === digits || at - start > 40 || bytes[at] !== terminator) {
+    if (at === digits || at - start > 41 || bytes[at] !== terminator) {
       this.pos = at;
       throw this.fail('expected an integer');
     }
@@ -466,6 +474,49 @@ export class PhpReader {
     if (text === 'INF') return Number.POSITIVE_INFINITY;
     if (text === '-INF') return Number.NEGATIVE_INFINITY;
     return Number(text);
+  }
+
+  /** Where the ASCII digits from `from` end. */
+  private digitsFrom(from: number): number {
+    let end = from;
+    while (end < this.length && this.bytes[end]! >= 0x30 && this.bytes[end]! <= 0x39) end += 1;
+    return end;
+  }
+
+  /** {@link float}'s grammar, stepped over byte by byte (FLOAT, without building the text). */
+  private skipFloat(): void {
+    const { bytes } = this;
+    const start = this.pos;
+    let at = start;
+    const first = bytes[at];
+    // NAN, INF, -INF: the only words.
+    if (first === 0x4e || first === 0x49 || (first === 0x2d && bytes[at + 1] === 0x49)) {
+      const word = first === 0x4e ? 'NAN' : first === 0x49 ? 'INF' : '-INF';
+      for (let i = 0; i < word.length; i += 1) if (bytes[at + i] !== word.charCodeAt(i)) at = -1;
+      if (at >= 0) at += word.length;
+    } else {
+      if (bytes[at] === 0x2b || bytes[at] === 0x2d) at += 1;
+      const intEnd = this.digitsFrom(at);
+      let mantissa = intEnd > at;
+      at = intEnd;
+      if (bytes[at] === 0x2e) {
+        const fractionEnd = this.digitsFrom(at + 1);
+        mantissa ||= fractionEnd > at + 1;
+        at = fractionEnd;
+      }
+      if (!mantissa) at = -1;
+      else if (bytes[at] === 0x65 || bytes[at] === 0x45) {
+        let exponent = at + 1;
+        if (bytes[exponent] === 0x2b || bytes[exponent] === 0x2d) exponent += 1;
+        const exponentEnd = this.digitsFrom(exponent);
+        at = exponentEnd > exponent ? exponentEnd : -1;
+      }
+    }
+    if (at < 0 || at - start > 400 || bytes[at] !== SEMICOLON) {
+      this.pos = Math.max(at, start);
+      throw this.fail('expected a float');
+    }
+    this.pos = at + 1;
   }
 
   /** The ASCII text up to (not including) `terminator`, at most `max` bytes; leaves pos on the terminator. */

@@ -115,4 +115,41 @@ describe('PHP decoder: inputs it must refuse, quickly and without allocating wha
     expect(serialized.vars.get('b')).toBe(serialized.vars.get('a'));
     expect(serialized.vars.get('d')).toBe(5);
   });
+
+  it('steps over the values it does not build by the same rules as it builds them', () => {
+    const only = new Set(['user']);
+    const session = (other: string) => bytes(`other|${other}user|a:1:{s:2:"id";i:1;}`);
+    const verdict = (run: () => unknown) => {
+      try {
+        run();
+        return 'read';
+      } catch (error) {
+        if (error instanceof PhpSessionDecodeError) return 'refused';
+        throw error;
+      }
+    };
+    const floats = ['1', '1.', '.5', '-0', '+1.5E-3', '1e5', 'NAN', 'INF', '-INF', '1e', '.', '-', 'e5', 'INFX', '-NAN', '1e+-5', '1.2.3', '', ' 1'];
+    const ints = ['0', '+7', '-7', '007', '', '+', '1 ', `${'9'.repeat(41)}`, `${'9'.repeat(40)}`];
+    const others = [
+      'a:1:{i:0;i:1;}', 'a:2:{i:0;i:1;}', 'a:1:{R:1;i:0;}', 'a:1:{i:0;R:5;}', 'O:8:"stdClass":1:{s:4:"\0a\0b";i:1;}', 'O:8:"stdClass":1:{s:2:"\0a";i:1;}',
+      'O:3:"1ab":0:{}', 'E:13:"Suit:Hearts";', 'E:4:"Suit";', 'r:1;', 'C:6:"Legacy":2:{ab}', 'C:6:"Legacy":3:{ab}', 'b:2;', 'S:1:"a";', `${'a:1:{i:0;'.repeat(70)}N;${'}'.repeat(70)}`,
+    ];
+    const cases = [...floats.map((text) => `d:${text};`), ...ints.map((text) => `i:${text};`), ...others];
+    for (const other of cases) {
+      const built = verdict(() => decodePhpSession(session(other), 'php'));
+      const skipped = verdict(() => decodePhpSession(session(other), 'php', undefined, only));
+      expect(skipped, other).toBe(built);
+    }
+    expect(cases.map((other) => verdict(() => decodePhpSession(session(other), 'php', undefined, only)))).toContain('read');
+    expect(cases.map((other) => verdict(() => decodePhpSession(session(other), 'php', undefined, only)))).toContain('refused');
+  });
+
+  it('builds a value the built one refers to, however it was stepped over', () => {
+    const data = bytes('other|a:2:{i:0;O:8:"stdClass":1:{s:1:"x";i:5;}i:1;a:1:{i:0;s:1:"y";}}user|a:3:{s:2:"id";i:1;s:1:"o";r:2;s:1:"l";R:4;}');
+    const user = decodePhpSession(data, 'php', undefined, new Set(['user'])).vars.get('user') as Map<PhpValue, PhpValue>;
+    const full = decodePhpSession(data, 'php').vars.get('user') as Map<PhpValue, PhpValue>;
+    expect(user).toEqual(full);
+    expect(user.get('o')).toMatchObject({ className: 'stdClass', properties: new Map([['x', 5]]) });
+    expect(user.get('l')).toEqual(new Map([[0, 'y']]));
+  });
 });
