@@ -1,8 +1,10 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { UPDATE_QUOTATION_FIELD } from '@cotizaciones/core';
-import { phpSessions, type PhpSessionsOptions } from '@cotizaciones/adapters/php-session';
+import { decodePhpSession, phpSessions, type PhpSessionsOptions } from '@cotizaciones/adapters/php-session';
 import { freePort, phpAvailable, phpServer, redisProcess, redisServerAvailable, type PhpServer } from '@cotizaciones/adapters/testing/processes';
 import { spawnServer, type Spawned } from './processes.js';
 import { devLoginCookie } from './sessions.js';
@@ -18,11 +20,59 @@ export interface LatencyRow {
   readonly overFirstMs: number;
 }
 
+export interface DecoderRow {
+  readonly bytes: number;
+  /** CPU µs of one `session_decode` in PHP itself (median of 7 samples). */
+  readonly phpUs: number;
+  /** CPU µs of the service's read of the same bytes (the user and activity keys built, the rest checked). */
+  readonly serviceUs: number;
+}
+
+export interface LargeSessionCost {
+  readonly bytes: number;
+  readonly requests: number;
+  /** The service's CPU µs per signed-in request, with a small session and with the large one. */
+  readonly smallUs: number;
+  readonly largeUs: number;
+}
+
 export interface PhpSessionLatency {
   /** What one request's `currentUser()` costs the adapter, reading a session a real PHP wrote. */
   readonly reads: LatencyRow[];
   /** Whole requests through the built service, interleaved round by round, by session mode. */
   readonly requests: LatencyRow[];
+  /** The session reader against PHP's own decoder, on the same shop-cart sessions. */
+  readonly decoder: DecoderRow[];
+  /** A signed-in request's CPU with a 200 KB session against a small one (files). */
+  readonly large: LargeSessionCost;
+}
+
+const CART_SESSION = fileURLToPath(new URL('../php/cart-session.php', import.meta.url));
+const SAMPLES = 7;
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1] ?? 0;
+
+/** CPU µs of one read of `bytes` by the adapter's reader, as PHP's is measured: median of samples of many reads. */
+function readerCpuUs(bytes: Uint8Array): number {
+  const used = new Set(['user', 'LAST_ACTIVITY']);
+  const read = () => decodePhpSession(bytes, 'php', { maxBytes: 4 * 1024 * 1024 }, used);
+  const perSample = Math.max(1, Math.floor(20_000_000 / bytes.length));
+  for (let i = 0; i < perSample; i += 1) read();
+  const samples: number[] = [];
+  for (let sample = 0; sample < SAMPLES; sample += 1) {
+    const started = process.cpuUsage();
+    for (let i = 0; i < perSample; i += 1) read();
+    const spent = process.cpuUsage(started);
+    samples.push((spent.user + spent.system) / perSample);
+  }
+  return median(samples);
+}
+
+/** The service's CPU seconds so far, as its own /metrics tells (process.cpuUsage, µs resolution). */
+async function serviceCpuSeconds(url: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN);
+  return value('process_cpu_user_seconds_total') + value('process_cpu_system_seconds_total');
 }
 
 const at = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
@@ -68,6 +118,16 @@ export async function benchPhpSessions(reads: number, rounds: number, log: (line
   const phps: PhpServer[] = [];
   const services: Spawned[] = [];
   try {
+    // First, alone: no service or PHP server running beside the two decoders.
+    log('PHP sessions: the reader against PHP\'s session_decode (52, 205, 820 KB carts)');
+    const decoder: DecoderRow[] = [];
+    for (const size of [52_000, 205_000, 820_000]) {
+      const file = join(scratch, `cart-${size}.bin`);
+      execFileSync('php', [CART_SESSION, String(size), file]);
+      const phpUs = Number(execFileSync('php', [CART_SESSION, '--decode', file, String(SAMPLES)], { encoding: 'utf8' }).trim());
+      const bytes = await readFile(file);
+      decoder.push({ bytes: bytes.length, phpUs, serviceUs: readerCpuUs(bytes) });
+    }
     await redis.start();
     const dir = join(scratch, 'sessions');
     await mkdir(dir);
@@ -120,11 +180,52 @@ export async function benchPhpSessions(reads: number, rounds: number, log: (line
         if (round >= 0) requestTimes.get(mode.name)!.push(elapsed);
       }
     }
-    return { reads: rows(readTimes), requests: rows(requestTimes) };
+
+    log('PHP sessions: a signed-in request with a 200 KB session against a small one');
+    const large = await largeSessionCost(dir, join(scratch, 'cart-205000.bin'), phpFiles, services, signIn);
+    return { reads: rows(readTimes), requests: rows(requestTimes), decoder, large };
   } finally {
     await Promise.all(services.map((service) => service.stop()));
     await Promise.all(phps.map((php) => php.stop()));
     await redis.stop();
     await rm(scratch, { recursive: true, force: true });
   }
+}
+
+/**
+ * The service's CPU per signed-in request (SESSION_STORE=php, files) with a small session and with a
+ * large one: the same requests in alternating blocks, each block's CPU read from the service's metrics.
+ */
+async function largeSessionCost(
+  dir: string,
+  largeFile: string,
+  php: PhpServer,
+  services: Spawned[],
+  signIn: (php: PhpServer, id: string) => Promise<string>,
+): Promise<LargeSessionCost> {
+  const service = await spawnServer(SERVICE_MAIN, [], { ACTIVITY_LOG_URL: 'memory:', PORT: '0', SESSION_STORE: 'php', PHP_SESSION_SAVE_PATH: dir });
+  services.push(service);
+  const small = await signIn(php, '8');
+  // The large session under its own id: the cart a real PHP encoded, with this user signed in.
+  const largeId = 'l'.repeat(26);
+  await writeFile(join(dir, `sess_${largeId}`), await readFile(largeFile));
+  const large = `PHPSESSID=${largeId}`;
+  const body = new URLSearchParams({ id: '12', field: 'estado', value: 'x' }).toString();
+  const post = async (cookie: string) => {
+    const answer = await fetch(`${service.url}${UPDATE_QUOTATION_FIELD.webPath}`, { method: 'POST', body, headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' } });
+    const text = await answer.text();
+    if (text !== '{"ok":true}') throw new Error(`answered ${answer.status} ${text}`);
+  };
+  const spent = { small: 0, large: 0 };
+  const BLOCK = 200;
+  const BLOCKS = 5;
+  for (let warm = 0; warm < BLOCK; warm += 1) await Promise.all([post(small), post(large)]);
+  for (let block = 0; block < BLOCKS * 2; block += 1) {
+    const which = block % 2 === 0 ? 'small' : 'large';
+    const before = await serviceCpuSeconds(service.url);
+    for (let i = 0; i < BLOCK; i += 1) await post(which === 'small' ? small : large);
+    spent[which] += (await serviceCpuSeconds(service.url)) - before;
+  }
+  const requests = BLOCK * BLOCKS;
+  return { bytes: (await readFile(largeFile)).length, requests, smallUs: (spent.small / requests) * 1e6, largeUs: (spent.large / requests) * 1e6 };
 }

@@ -97,6 +97,16 @@ export function toMarkdown(report: BenchReport): string {
       ...rows.map((r) => `| ${r.what} | ${r.samples} | ${fixed(r.p50Ms, 3)} | ${fixed(r.p90Ms, 3)} | ${fixed(r.p99Ms, 3)} | ${fixed(r.overFirstMs, 3)} |`),
     ];
     lines.push(...table('PHP session read (adapter)', report.phpSessions.reads), ...table('whole request, by session mode', report.phpSessions.requests));
+    lines.push('', '| session decoded (shop cart) | PHP session_decode CPU µs | the service\'s read CPU µs | × PHP (target ≤ 2) |', '|---|---|---|---|');
+    for (const d of report.phpSessions.decoder) lines.push(`| ${d.bytes} bytes | ${fixed(d.phpUs)} | ${fixed(d.serviceUs)} | ${fixed(d.serviceUs / d.phpUs, 2)} |`);
+    const l = report.phpSessions.large;
+    lines.push(
+      '',
+      '| signed-in request, SESSION_STORE=php files | requests | CPU µs / request | × small (target ≤ 3) |',
+      '|---|---|---|---|',
+      `| small session | ${l.requests} | ${fixed(l.smallUs)} | 1.00 |`,
+      `| ${l.bytes}-byte session | ${l.requests} | ${fixed(l.largeUs)} | ${fixed(l.largeUs / l.smallUs, 2)} |`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }

@@ -19,6 +19,9 @@ const CANONICAL_INT = /^(?:0|-?[1-9]\d{0,18})$/;
 // zend_is_valid_class_name, with namespaces.
 const CLASS_NAME = /^[A-Za-z_\x80-\uffff][A-Za-z0-9_\x80-\uffff]*(?:\\[A-Za-z_\x80-\uffff][A-Za-z0-9_\x80-\uffff]*)*$/;
 
+/** The flag on a slot's depth once its value was stepped over (a depth stays below it). */
+const SKIPPED = 0x80;
+
 /** What PHP makes of a `C:` (Serializable) value whose class it does not have: no user code runs. */
 const INCOMPLETE_CLASS = '__PHP_Incomplete_Class';
 
@@ -38,10 +41,12 @@ export class PhpReader {
   /** Built values by slot; a skipped slot stays empty until a reference needs it. */
   private readonly slots: (PhpValue | undefined)[] = [];
   /**
-   * Per slot, where its value starts and at which depth (`start * 128 + depth`), negated (minus one)
-   * once the value was stepped over whole: what building a skipped value later needs, in one array.
+   * Per slot, where its value starts, and its depth with the top bit set once the value was stepped
+   * over whole: what building a skipped value later needs. Typed arrays, grown by doubling: nothing
+   * for the collector to trace, however many values a session holds.
    */
-  private readonly marks: number[] = [];
+  private starts = new Int32Array(256);
+  private depths = new Uint8Array(256);
   private slotCount = 0;
   private values = 0;
   /** Off while a skipped value is built again: its values were counted when it was checked. */
@@ -53,7 +58,9 @@ export class PhpReader {
     readonly bytes: Uint8Array,
     limits: PhpDecodeLimits = {},
   ) {
-    this.limits = { ...DEFAULT_LIMITS, ...limits };
+    const merged = { ...DEFAULT_LIMITS, ...limits };
+    // A depth must fit below the SKIPPED flag.
+    this.limits = { ...merged, maxDepth: Math.min(merged.maxDepth, SKIPPED - 1) };
     this.length = bytes.length;
     if (bytes.length > this.limits.maxBytes) throw this.fail(`data of ${bytes.length} bytes exceeds the ${this.limits.maxBytes}-byte limit`);
   }
@@ -72,14 +79,17 @@ export class PhpReader {
 
   private takeSlot(depth: number): number {
     const slot = this.slotCount++;
-    this.marks[slot] = this.pos * 128 + depth;
+    if (slot === this.starts.length) {
+      const starts = new Int32Array(slot * 2);
+      starts.set(this.starts);
+      this.starts = starts;
+      const depths = new Uint8Array(slot * 2);
+      depths.set(this.depths);
+      this.depths = depths;
+    }
+    this.starts[slot] = this.pos;
+    this.depths[slot] = depth;
     return slot;
-  }
-
-  /** Where a slot's value starts (any slot taken). */
-  private startOf(slot: number): number {
-    const mark = this.marks[slot] ?? 0;
-    return Math.floor((mark < 0 ? -mark - 1 : mark) / 128);
   }
 
   /** Builds the value at `pos`. */
@@ -134,7 +144,7 @@ export class PhpReader {
     }
     const slot = this.takeSlot(depth);
     this.skipBody(type, depth);
-    this.marks[slot] = -this.marks[slot]! - 1;
+    this.depths[slot] = depth | SKIPPED;
   }
 
   private skipBody(type: number, depth: number): void {
@@ -201,7 +211,7 @@ export class PhpReader {
     const id = this.referenceId();
     let target = this.slots[id - 1];
     // A value that was stepped over: built now, from where it starts.
-    if (target === undefined && (this.marks[id - 1] ?? 0) < 0) target = this.materialize(id - 1);
+    if (target === undefined && ((this.depths[id - 1] ?? 0) & SKIPPED) !== 0) target = this.materialize(id - 1);
     if (target === undefined) throw this.fail(`reference ${kind}:${id} to no value`);
     if (kind === 'r' && !(typeof target === 'object' && target !== null && !(target instanceof Map))) {
       throw this.fail(`r:${id} must point at an object`);
@@ -217,7 +227,7 @@ export class PhpReader {
     const built = this.slots[id - 1];
     // Objects start with O, C or E, or are r: to one (checked when that r: was read).
     const isObject =
-      built !== undefined ? typeof built === 'object' && built !== null && !(built instanceof Map) : [0x4f, 0x43, 0x45, 0x72].includes(this.bytes[this.startOf(id - 1)] ?? 0);
+      built !== undefined ? typeof built === 'object' && built !== null && !(built instanceof Map) : [0x4f, 0x43, 0x45, 0x72].includes(this.bytes[this.starts[id - 1] ?? -1] ?? 0);
     if (!isObject) throw this.fail(`r:${id} must point at an object`);
   }
 
@@ -235,12 +245,11 @@ export class PhpReader {
 
   private materialize(slot: number): PhpValue {
     const { pos, slotCount, counting } = this;
-    const mark = -(this.marks[slot] ?? -1) - 1;
-    this.pos = Math.floor(mark / 128);
+    this.pos = this.starts[slot] ?? 0;
     this.slotCount = slot;
     this.counting = false;
     try {
-      return this.value(mark % 128);
+      return this.value((this.depths[slot] ?? 0) & ~SKIPPED);
     } finally {
       this.pos = pos;
       this.slotCount = slotCount;
