@@ -200,6 +200,7 @@ describe('loadConfig', () => {
       activityKey: 'LAST_ACTIVITY',
       idleSeconds: 1800,
       touch: 'activity',
+      maxBytes: 1048576,
     });
     // Demo mode (no upstream) keeps dev sign-in off too: sign-in belongs to the PHP app.
     expect(loadConfig({ SESSION_STORE: 'php', PHP_SESSION_SAVE_PATH: '/tmp' }).devLogin).toBe(false);

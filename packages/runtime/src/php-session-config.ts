@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { phpSettingsProblems, SAVE_HANDLERS, SESSION_FORMATS, TOUCH_MODES, type PhpSessionSettings } from '@cotizaciones/adapters/php-session/options';
 import type { ConfigProblems } from './config-problems.js';
-import { ownWords, quoting, readVariables, type Environment } from './read-env.js';
+import { integer, ownWords, quoting, readVariables, type Environment } from './read-env.js';
 
 const seconds = z
   .string()
@@ -29,6 +29,7 @@ const PhpSessionEnv = z.object({
   PHP_SESSION_ACTIVITY_KEY: z.string().trim().optional(),
   PHP_SESSION_IDLE_SECONDS: ownWords(seconds.optional()),
   PHP_SESSION_TOUCH: ownWords(z.string().trim().pipe(z.enum(TOUCH_MODES, quoting('is not one of none, expiry, activity'))).default('expiry')),
+  PHP_SESSION_MAX_BYTES: integer(1024, 64 * 1024 * 1024, 1024 * 1024).describe('a number of bytes from 1024 to 67108864'),
 });
 
 /** The order problems are listed in: the schema's, whichever check found them. */
@@ -50,6 +51,7 @@ export function readPhpSessionConfig(env: Environment, problems: ConfigProblems)
     gcMaxLifetimeSeconds: e.PHP_SESSION_GC_MAXLIFETIME,
     userKey: e.PHP_SESSION_USER_KEY,
     touch: e.PHP_SESSION_TOUCH,
+    maxBytes: e.PHP_SESSION_MAX_BYTES,
     ...(e.PHP_SESSION_ACTIVITY_KEY === undefined ? {} : { activityKey: e.PHP_SESSION_ACTIVITY_KEY }),
     ...(e.PHP_SESSION_IDLE_SECONDS === undefined ? {} : { idleSeconds: e.PHP_SESSION_IDLE_SECONDS }),
   };

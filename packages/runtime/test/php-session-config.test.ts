@@ -25,6 +25,7 @@ describe('PHP_SESSION_* variables (SESSION_STORE=php)', () => {
       gcMaxLifetimeSeconds: 1440,
       userKey: 'user',
       touch: 'expiry',
+      maxBytes: 1048576,
     });
     expect(problems({})).toEqual([expect.stringMatching(/^PHP_SESSION_SAVE_PATH required/) as string]);
     expect(readSessionConfig({ PHP_SESSION_SAVE_HANDLER: 'memcached' }, new Map()).phpSession).toBeUndefined();
@@ -42,8 +43,9 @@ describe('PHP_SESSION_* variables (SESSION_STORE=php)', () => {
         PHP_SESSION_ACTIVITY_KEY: 'LAST_ACTIVITY',
         PHP_SESSION_IDLE_SECONDS: '1800',
         PHP_SESSION_TOUCH: 'activity',
+        PHP_SESSION_MAX_BYTES: '262144',
       }),
-    ).toMatchObject({ saveHandler: 'redis', serializeHandler: 'php_serialize', name: 'APPSESS', gcMaxLifetimeSeconds: 3600, userKey: 'usuario', activityKey: 'LAST_ACTIVITY', idleSeconds: 1800, touch: 'activity' });
+    ).toMatchObject({ maxBytes: 262144, saveHandler: 'redis', serializeHandler: 'php_serialize', name: 'APPSESS', gcMaxLifetimeSeconds: 3600, userKey: 'usuario', activityKey: 'LAST_ACTIVITY', idleSeconds: 1800, touch: 'activity' });
   });
 
   it('refuses what it cannot honour, one line per variable in the order of the variables, never printing a secret', () => {

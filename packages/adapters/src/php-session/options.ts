@@ -30,6 +30,8 @@ export interface PhpSessionSettings {
   readonly idleSeconds?: number;
   /** What a request writes back. Default `expiry`. */
   readonly touch?: PhpSessionTouch;
+  /** Largest session read, in bytes, checked before anything is transferred. Default 1 MiB. */
+  readonly maxBytes?: number;
 }
 
 /** A rule between settings that a set of them breaks: the PHP_SESSION_* variable to blame, and the whole line. */

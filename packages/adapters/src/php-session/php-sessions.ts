@@ -12,8 +12,6 @@ import { phpRedisStore } from './php-redis-store.js';
 import { toPlain } from './to-plain.js';
 
 export interface PhpSessionsOptions extends PhpSessionSettings {
-  /** Largest session read, in bytes. Default 1 MiB. */
-  readonly maxBytes?: number;
   /** Clock, epoch milliseconds. */
   readonly now?: () => number;
   /** Told about sessions answered as "no user" for a reason worth logging, and touches that failed; never given the id. */
