@@ -1,11 +1,10 @@
 import { constants } from 'node:fs';
 import { access, lutimes, open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { SessionUnavailableError } from '@cotizaciones/core';
 import type { FilesSavePath } from './save-path.js';
-import { isLocked } from './proc-locks.js';
 import type { PhpSaveHandlerStore, StoredSession } from './save-handler-store.js';
+import { sharedLock } from './shared-lock.js';
 
 export interface FilesStoreOptions extends FilesSavePath {
   readonly gcMaxLifetimeSeconds: number;
@@ -16,21 +15,17 @@ export interface FilesStoreOptions extends FilesSavePath {
 }
 
 const ABSENT: StoredSession = { kind: 'absent' };
-// PHP rewrites a session by ftruncate then pwrite under its flock: in between, the file reads empty. The gap is
-// microseconds, but a PHP process descheduled between the two calls stretched it past 300 ms on a loaded 2-core
-// machine. So an empty read is not believed at once: while PHP visibly holds the lock, wait as a second PHP request
-// would (up to LOCK_WAIT_MS, then 503); while the file was written in the last RECENT_MS (a lock in another
-// container is not visible), re-read after 1, 2, 4 … ms up to RECENT_WAIT_MS; an empty file older than that is empty.
+/** How long a read waits for a PHP request holding the session's lock, as a second PHP request would; then 503. */
 const LOCK_WAIT_MS = 2_000;
-const RECENT_MS = 2_000;
-const RECENT_WAIT_MS = 500;
 
 /**
- * PHP's `files` handler: `sess_<id>` under the save path. Read without PHP's
- * flock (Node has none), so a file PHP is rewriting can read empty or short:
- * the caller retries. Like PHP's mod_files, only a regular file (no symlink)
- * owned by this process's user or root is trusted — the directory is
- * world-writable (1733), and anyone could plant a session there.
+ * PHP's `files` handler: `sess_<id>` under the save path. PHP rewrites a session by truncate then
+ * write, under its exclusive flock for the whole request. A read first goes without the lock (the
+ * common case, and cheap); one that comes back empty, or that the caller cannot decode, is read
+ * again under a shared flock, so a PHP write in progress is waited for (up to LOCK_WAIT_MS, then
+ * 503) and never seen half done. Like PHP's mod_files, only a regular file (no symlink) owned by
+ * this process's user or root is trusted — the directory is world-writable (1733), and anyone could
+ * plant a session there.
  */
 export function phpFilesStore(options: FilesStoreOptions): PhpSaveHandlerStore {
   const uid = process.geteuid?.() ?? 0;
@@ -49,7 +44,7 @@ export function phpFilesStore(options: FilesStoreOptions): PhpSaveHandlerStore {
     }
   }
 
-  async function readOnce(id: string): Promise<StoredSession | { kind: 'empty'; dev: number; ino: number; mtimeMs: number }> {
+  async function readOnce(id: string, locked: boolean): Promise<StoredSession> {
     let file;
     try {
       file = await open(pathOf(id), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
@@ -74,6 +69,11 @@ export function phpFilesStore(options: FilesStoreOptions): PhpSaveHandlerStore {
       // PHP's GC deletes a file untouched for longer than gc_maxlifetime, whenever it runs: it is gone already.
       if (Math.floor(options.now() / 1000) - Math.floor(stat.mtimeMs / 1000) > options.gcMaxLifetimeSeconds) return ABSENT;
       if (stat.size > options.maxBytes) return { kind: 'refused', reason: 'oversized' };
+      if (locked) {
+        const lock = await sharedLock(file.fd, LOCK_WAIT_MS);
+        if (lock === 'timeout') throw new SessionUnavailableError(`a PHP request has held this session's lock for over ${LOCK_WAIT_MS} ms`);
+        if (lock === 'unavailable') throw new SessionUnavailableError("PHP's session lock cannot be taken: the flock command (util-linux) is missing or failed");
+      }
       // Read to the end, not to the size fstat saw: PHP may be writing a longer session right now.
       const chunks: Buffer[] = [];
       let total = 0;
@@ -87,31 +87,22 @@ export function phpFilesStore(options: FilesStoreOptions): PhpSaveHandlerStore {
         // A short read of a regular file is its end.
         if (bytesRead < chunk.length) break;
       }
-      if (total === 0) return { kind: 'empty', dev: stat.dev, ino: stat.ino, mtimeMs: stat.mtimeMs };
-      return { kind: 'data', bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total) };
+      return { kind: 'data', bytes: chunks.length === 0 ? new Uint8Array(0) : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total) };
     } catch (error) {
+      if (error instanceof SessionUnavailableError) throw error;
       throw new SessionUnavailableError('a PHP session file cannot be read', { cause: withoutPath(error) });
     } finally {
+      // Closing the descriptor also releases a shared lock taken on it.
       await file.close();
     }
   }
 
   return {
-    rewritesInPlace: true,
-    async read(id) {
-      const started = Date.now();
-      for (let delay = 1; ; delay = Math.min(delay * 2, 64)) {
-        const stored = await readOnce(id);
-        if (stored.kind !== 'empty') return stored;
-        const waited = Date.now() - started;
-        const locked = await isLocked(stored.dev, stored.ino);
-        if (locked === true && waited >= LOCK_WAIT_MS) {
-          throw new SessionUnavailableError(`a PHP request has held this session's lock for over ${LOCK_WAIT_MS} ms`);
-        }
-        const recent = options.now() - stored.mtimeMs <= RECENT_MS;
-        if (locked !== true && (!recent || waited >= RECENT_WAIT_MS)) return { kind: 'data', bytes: new Uint8Array(0) };
-        await sleep(delay);
-      }
+    async read(id, consistent = false) {
+      const stored = await readOnce(id, consistent);
+      // Empty without the lock may be PHP between its truncate and its write: read again under the lock.
+      if (!consistent && stored.kind === 'data' && stored.bytes.length === 0) return readOnce(id, true);
+      return stored;
     },
     async touchExpiry(id) {
       if (touchRefused) return;

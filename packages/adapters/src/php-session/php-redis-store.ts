@@ -71,7 +71,6 @@ export function phpRedisStore(options: RedisStoreOptions): PhpSaveHandlerStore {
 
   const where = options.socket ?? `${options.host ?? '127.0.0.1'}:${options.port ?? 6379}`;
   return {
-    rewritesInPlace: false,
     async read(id) {
       const bytes = await call(() => redis.boundedGetBuffer(keyOf(id), options.maxBytes));
       if (bytes === null) return { kind: 'absent' };

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { controlledSession, toSessionUser, type Session, type SessionCheck, type SessionControl, type SessionUser } from '@cotizaciones/core';
 import { phpFilesStore } from './php-files-store.js';
 import { phpSettingsProblems, type PhpSessionSettings } from './options.js';
@@ -42,9 +41,6 @@ export class PhpSessionConfigError extends Error {
   override readonly name = 'PhpSessionConfigError';
 }
 
-// A file read while PHP's pwrite is copying it can be torn: re-read briefly before calling it undecodable.
-// (Empty reads, PHP's ftruncate-then-pwrite gap, are the files store's to wait out.)
-const REREAD_DELAYS_MS = [1, 2, 4, 8];
 const DEFAULT_MAX_BYTES = 1024 * 1024;
 const NO_SESSION: Session = { currentUser: () => Promise.resolve(undefined) };
 
@@ -73,9 +69,9 @@ export function phpSessions(options: PhpSessionsOptions): PhpSessionStore {
 
   async function load(id: string): Promise<DecodedPhpSession | undefined> {
     const hash = sessionIdHash(id);
-    for (let attempt = 0; ; attempt += 1) {
-      const delay = store.rewritesInPlace ? REREAD_DELAYS_MS[attempt] : undefined;
-      const stored = await store.read(id);
+    // A read that does not decode may have caught PHP mid-write: read again as PHP's lock guarantees it.
+    for (const consistent of [false, true]) {
+      const stored = await store.read(id, consistent);
       if (stored.kind === 'absent') return undefined;
       if (stored.kind === 'refused') {
         report({ kind: stored.reason, sessionHash: hash, ...(stored.detail === undefined ? {} : { detail: stored.detail }) });
@@ -89,15 +85,10 @@ export function phpSessions(options: PhpSessionsOptions): PhpSessionStore {
         return decodePhpSession(stored.bytes, format, { maxBytes }, used);
       } catch (error) {
         if (!(error instanceof PhpSessionDecodeError)) throw error;
-        // A half-written file decodes as truncated: read again before calling it undecodable.
-        if (delay !== undefined) {
-          await sleep(delay);
-          continue;
-        }
-        report({ kind: 'undecodable', sessionHash: hash, detail: error.message });
-        return undefined;
+        if (consistent) report({ kind: 'undecodable', sessionHash: hash, detail: error.message });
       }
     }
+    return undefined;
   }
 
   let shapeReported = false;

@@ -14,9 +14,11 @@ export type RewriteResult = 'written' | 'unchanged' | 'yielded' | 'absent';
  * been validated. Failures to reach the store are `SessionUnavailableError`s.
  */
 export interface PhpSaveHandlerStore {
-  /** A truncate-then-write store can be read empty or half-written: reads are retried briefly. */
-  readonly rewritesInPlace: boolean;
-  read(id: string): Promise<StoredSession>;
+  /**
+   * The session's bytes. `consistent`: as PHP's own lock guarantees them, never half written (a
+   * store whose writes are atomic always reads so); asked for when a read did not decode.
+   */
+  read(id: string, consistent?: boolean): Promise<StoredSession>;
   /** Moves the session's expiry as PHP's own write would; never creates it. */
   touchExpiry(id: string): Promise<void>;
   /** Replaces the data only if nobody wrote it meanwhile; `change` returns undefined to leave it. */
