@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import type { Log } from '@cotizaciones/runtime';
 import { logHttpError } from './http/log-http-error.js';
 import { turnBudget } from './http/turn-budget.js';
+import { MESSAGES } from '@cotizaciones/core';
 
 /** How long a client may take, and how many may be connected at once. */
 export interface ServerLimits {
@@ -44,6 +45,7 @@ const PROTOCOL_ANSWERS: Record<number, readonly [reason: string, msg: string]> =
   408: ['Request Timeout', 'Tiempo de espera agotado.'],
   413: ['Payload Too Large', 'Solicitud demasiado grande.'],
   431: ['Request Header Fields Too Large', 'Encabezados demasiado grandes.'],
+  503: ['Service Unavailable', MESSAGES.unavailable],
   505: ['HTTP Version Not Supported', 'Versión de HTTP no soportada.'],
 };
 
@@ -104,9 +106,13 @@ export function createHttpServer(handler: RequestListener, limits: ServerLimits,
   let closeAfterAnswer = false;
   const start = turnBudget(handler, {
     perTurn: REQUESTS_STARTED_PER_TURN,
-    // Without pipelining a connection has one request at a time: only pipelined ones go past this.
+    // One request per connection waits in line at most: the cap on connections bounds the line.
     maxWaiting: limits.maxConnections,
     onGone: (req) => log.debug({ method: req.method }, 'request not started: its client left while it waited'),
+    onFull: (_req, res) => {
+      const { body } = protocolBody(503);
+      res.writeHead(503, { ...PROTOCOL_HEADERS, 'Retry-After': '1', 'Content-Length': Buffer.byteLength(body) }).end(body);
+    },
   });
 
   const server = createServer(

@@ -1,4 +1,5 @@
 import { Agent, request } from 'node:http';
+import { connect } from 'node:net';
 import Koa from 'koa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { listen } from './support/service.js';
@@ -55,5 +56,46 @@ describe('the HTTP server under a burst of requests', () => {
     expect(answers.every((text) => text === 'ok')).toBe(true);
     expect([...startsByTurn.values()].reduce((sum, n) => sum + n, 0)).toBe(64);
     expect(Math.max(...startsByTurn.values())).toBeLessThanOrEqual(16);
+  });
+});
+
+describe('fair share between connections', () => {
+  it("runs a pipelining connection's requests one at a time, in order, while a newcomer's request is started and answered", async () => {
+    const started: string[] = [];
+    const held = new Map<string, () => void>();
+    const app = new Koa();
+    app.use(async (ctx) => {
+      started.push(ctx.path);
+      // Requests to /slow/… are answered when the test says so.
+      if (ctx.path.startsWith('/slow/')) await new Promise<void>((resolve) => held.set(ctx.path, resolve));
+      ctx.body = ctx.path;
+    });
+    const { server, url } = await listen(app);
+    const socket = connect(Number(new URL(url).port), '127.0.0.1');
+    cleanups.push(() => {
+      socket.destroy();
+      server.close();
+    });
+    let received = '';
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+    // Eight requests written at once on one connection, without waiting for answers.
+    socket.write(Array.from({ length: 8 }, (_, i) => `GET /slow/${i + 1} HTTP/1.1\r\nHost: x\r\n\r\n`).join(''));
+    const until = async (check: () => boolean) => {
+      while (!check()) await new Promise((resolve) => setImmediate(resolve));
+    };
+    await until(() => held.has('/slow/1'));
+
+    // A newcomer on its own connection is started and answered while the pipelining one waits on its first.
+    expect(await (await fetch(`${url}/new`)).text()).toBe('/new');
+    expect(started).toEqual(['/slow/1', '/new']);
+
+    // Each answer lets the connection's next request start, and only then.
+    for (let i = 1; i <= 8; i += 1) {
+      await until(() => held.has(`/slow/${i}`));
+      expect(started.filter((path) => path.startsWith('/slow/'))).toHaveLength(i);
+      held.get(`/slow/${i}`)!();
+    }
+    await until(() => (received.match(/HTTP\/1\.1 200/g) ?? []).length === 8);
+    expect([...received.matchAll(/\r\n\r\n(\/slow\/\d)/g)].map((match) => match[1])).toEqual(Array.from({ length: 8 }, (_, i) => `/slow/${i + 1}`));
   });
 });

@@ -1,11 +1,29 @@
+import { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { turnBudget } from '../src/http/turn-budget.js';
 
-/** A request the listener can tell apart, on a socket the test can close. */
-function fakeRequest(id: number): { req: IncomingMessage; res: ServerResponse; socket: { destroyed: boolean } } {
-  const socket = { destroyed: false };
-  return { req: { id, socket } as unknown as IncomingMessage, res: {} as ServerResponse, socket };
+interface FakeSocket {
+  destroyed: boolean;
+  paused: boolean;
+  pause(): void;
+  resume(): void;
+}
+
+const fakeSocket = (): FakeSocket => ({
+  destroyed: false,
+  paused: false,
+  pause() {
+    this.paused = true;
+  },
+  resume() {
+    this.paused = false;
+  },
+});
+
+/** A request the listener can tell apart, on a socket the test can close (its own, or a shared one: pipelining); `res` emits 'close' when answered. */
+function fakeRequest(id: number, socket: FakeSocket = fakeSocket()): { req: IncomingMessage; res: ServerResponse; socket: FakeSocket } {
+  return { req: { id, socket } as unknown as IncomingMessage, res: new EventEmitter() as unknown as ServerResponse, socket };
 }
 
 /** Resolves after the end of the current event-loop turn (after the budget's own end-of-turn work). */
@@ -18,7 +36,13 @@ function recorder(): { started: number[]; listener: (req: IncomingMessage) => vo
   return { started, listener: (req) => started.push(idOf(req)) };
 }
 
-const budget = (perTurn: number, maxWaiting = 1_000, onGone: (req: IncomingMessage) => void = () => undefined) => ({ perTurn, maxWaiting, onGone });
+const refused: number[] = [];
+const budget = (perTurn: number, maxWaiting = 1_000, onGone: (req: IncomingMessage) => void = () => undefined) => ({
+  perTurn,
+  maxWaiting,
+  onGone,
+  onFull: (req: IncomingMessage) => refused.push(idOf(req)),
+});
 
 /** Requests `from` to `to - 1` arrive, in this one tick. */
 function arrive(start: (req: IncomingMessage, res: ServerResponse) => void, from: number, to: number): void {
@@ -71,7 +95,7 @@ describe('turnBudget', () => {
     const { started, listener } = recorder();
     const gone: number[] = [];
     const start = turnBudget(listener, budget(1, 1_000, (req) => gone.push(idOf(req))));
-    const requests = [0, 1, 2].map(fakeRequest);
+    const requests = [0, 1, 2].map((id) => fakeRequest(id));
     for (const { req, res } of requests) start(req, res);
     requests[1]!.socket.destroyed = true;
     await endOfTurn();
@@ -79,13 +103,54 @@ describe('turnBudget', () => {
     expect(gone).toEqual([1]);
   });
 
-  it('lets at most maxWaiting requests wait: one more starts at once (pipelined requests cannot grow the queue)', async () => {
+  it('lets at most maxWaiting requests wait: a full line refuses the next (onFull), never starts it', async () => {
     const { started, listener } = recorder();
+    refused.length = 0;
     const start = turnBudget(listener, budget(1, 3));
     arrive(start, 0, 6);
-    expect(started).toEqual([0, 4, 5]);
+    expect(started).toEqual([0]);
+    expect(refused).toEqual([4, 5]);
     await endOfTurn();
-    expect(started).toEqual([0, 4, 5, 1]);
+    expect(started).toEqual([0, 1]);
+  });
+
+  it('runs one request per connection: a pipelined one waits for the answer before it, on its paused connection', () => {
+    const { started, listener } = recorder();
+    const start = turnBudget(listener, budget(100));
+    const shared = fakeSocket();
+    const pipelined = [0, 1, 2].map((id) => fakeRequest(id, shared));
+    for (const { req, res } of pipelined) start(req, res);
+    const other = fakeRequest(3);
+    start(other.req, other.res);
+    expect(started).toEqual([0, 3]);
+    expect(shared.paused).toBe(true);
+    (pipelined[0]!.res as unknown as EventEmitter).emit('close');
+    expect(started).toEqual([0, 3, 1]);
+    expect(shared.paused).toBe(true);
+    (pipelined[1]!.res as unknown as EventEmitter).emit('close');
+    (pipelined[2]!.res as unknown as EventEmitter).emit('close');
+    expect(started).toEqual([0, 3, 1, 2]);
+    // Nothing left on it: the connection is read again.
+    expect(shared.paused).toBe(false);
+  });
+
+  it('starts other connections\' first requests before a pipelining connection\'s second', async () => {
+    const { started, listener } = recorder();
+    const start = turnBudget(listener, budget(2));
+    const pipelining = fakeSocket();
+    const first = fakeRequest(0, pipelining);
+    start(first.req, first.res);
+    for (let id = 1; id < 10; id += 1) {
+      const { req, res } = fakeRequest(id, pipelining);
+      start(req, res);
+    }
+    arrive(start, 10, 14);
+    expect(started).toEqual([0, 10]);
+    (first.res as unknown as EventEmitter).emit('close');
+    // Its second request joins the line behind the three newcomers already in it.
+    await endOfTurn();
+    await endOfTurn();
+    expect(started).toEqual([0, 10, 11, 12, 13, 1]);
   });
 
   it('goes on starting what waits in later turns when a listener throws', async () => {

@@ -1,39 +1,70 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 
 export interface TurnBudget {
   /** Requests started in a turn's I/O phase, and again at its end. */
   readonly perTurn: number;
-  /** Requests that may wait; one more starts at once, as it would without a budget. */
+  /** Connections' requests that may wait in line; past it, a new one is refused. */
   readonly maxWaiting: number;
   /** A waiting request whose client left: it is not started. */
   readonly onGone: (req: IncomingMessage) => void;
+  /** A request the full line cannot take: answered at once (the contract's 503), never started. */
+  readonly onFull: (req: IncomingMessage, res: ServerResponse) => void;
+}
+
+/** What one connection has in the server: the request it runs, and its pipelined ones, in order. */
+interface Connection {
+  running: boolean;
+  readonly pipelined: Array<[IncomingMessage, ServerResponse]>;
 }
 
 /**
- * Starts at most `perTurn` requests in the I/O phase of an event-loop turn and `perTurn` more at its
- * end; the rest wait, oldest first, for the next turns. Why: since Node 20, libuv accepts one
- * connection per turn, and a turn of a saturated server ran every request whose bytes had arrived —
- * at 0.7 ms a request and 200 connections a turn lasted 140 ms, and new connections waited seconds in
- * the kernel's accept queue while those already accepted were answered. Fewer starts per turn make
- * turns shorter, so more of them, and more accepts, fit in a second.
+ * Starts requests fairly across connections, and at most `perTurn` of them in the I/O phase of an
+ * event-loop turn and `perTurn` more at its end; the rest wait in one line, oldest first.
  *
- * `maxWaiting` bounds the queue: requests pipelined on one connection arrive without waiting for
- * their answers, and a queue without a bound would hold as many as a client cares to send.
+ * - Fair: a connection runs one request at a time. Its pipelined requests wait behind it, on the
+ *   connection (which stops being read meanwhile), and join the line only when the one before is
+ *   answered: no client gets a second request started ahead of other connections' first ones.
+ * - Bounded: at most `maxWaiting` requests wait in line; a full line refuses (`onFull`) rather than
+ *   start everything at once.
+ * - Per turn: since Node 20, libuv accepts one connection per turn, and a turn of a saturated server
+ *   ran every request whose bytes had arrived — at 0.7 ms a request and 200 connections a turn lasted
+ *   140 ms, and new connections waited seconds in the kernel's accept queue. Fewer starts per turn
+ *   make turns shorter, so more of them, and more accepts, fit in a second.
  */
-export function turnBudget(listener: RequestListener, { perTurn, maxWaiting, onGone }: TurnBudget): RequestListener {
+export function turnBudget(listener: RequestListener, { perTurn, maxWaiting, onGone, onFull }: TurnBudget): RequestListener {
   const waiting: Array<[IncomingMessage, ServerResponse]> = [];
+  const connections = new WeakMap<Socket, Connection>();
   let started = 0;
   let scheduled = false;
+
+  const run = (req: IncomingMessage, res: ServerResponse): void => {
+    const connection = connectionOf(req.socket);
+    connection.running = true;
+    res.once('close', () => next(req.socket, connection));
+    started += 1;
+    listener(req, res);
+  };
+
+  /** The connection's request is answered: its next pipelined one joins the line, or the socket is read again. */
+  const next = (socket: Socket, connection: Connection): void => {
+    connection.running = false;
+    const following = connection.pipelined.shift();
+    if (!following) {
+      if (!socket.destroyed) socket.resume();
+      return;
+    }
+    enqueue(following[0], following[1]);
+  };
 
   const startWaiting = (): void => {
     while (started < perTurn && waiting.length > 0) {
       const [req, res] = waiting.shift()!;
       // Nothing was done for it, and no one is left to answer: a gone client does not use the budget.
-      if (req.socket.destroyed) onGone(req);
-      else {
-        started += 1;
-        listener(req, res);
-      }
+      if (req.socket.destroyed) {
+        onGone(req);
+        next(req.socket, connectionOf(req.socket));
+      } else run(req, res);
     }
   };
 
@@ -50,19 +81,42 @@ export function turnBudget(listener: RequestListener, { perTurn, maxWaiting, onG
     }
   };
 
-  return (req, res) => {
+  /** A connection's next request: started now if the turn allows and no one waits, else in line. */
+  const enqueue = (req: IncomingMessage, res: ServerResponse): void => {
     if (!scheduled) {
       scheduled = true;
       setImmediate(endOfTurn);
     }
-    if (waiting.length === 0 && started < perTurn) {
-      started += 1;
-      listener(req, res);
-    } else if (waiting.length >= maxWaiting) {
-      listener(req, res);
-    } else {
+    if (waiting.length === 0 && started < perTurn) run(req, res);
+    else if (waiting.length >= maxWaiting) refuse(req, res);
+    else {
       waiting.push([req, res]);
       startWaiting();
     }
+  };
+
+  const refuse = (req: IncomingMessage, res: ServerResponse): void => {
+    const connection = connectionOf(req.socket);
+    // Its pipelined requests would be answered after it on a closing connection: they are not started either.
+    connection.pipelined.length = 0;
+    connection.running = true;
+    onFull(req, res);
+  };
+
+  const connectionOf = (socket: Socket): Connection => {
+    let connection = connections.get(socket);
+    if (!connection) connections.set(socket, (connection = { running: false, pipelined: [] }));
+    return connection;
+  };
+
+  return (req, res) => {
+    const connection = connectionOf(req.socket);
+    if (connection.running || connection.pipelined.length > 0) {
+      // Pipelined: waits for its turn on its own connection, which is not read meanwhile.
+      connection.pipelined.push([req, res]);
+      req.socket.pause();
+      return;
+    }
+    enqueue(req, res);
   };
 }
