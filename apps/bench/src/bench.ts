@@ -6,6 +6,7 @@ import { readOptions, type BenchOptions } from './options.js';
 import { memoryMb, spawnServer, type Spawned } from './processes.js';
 import { machine, writeReport, type PeakMemory, type SoakResult, type TargetSummary } from './report.js';
 import { SERVICE_MAIN, baselineTarget, fastifyTarget, koaAloneTarget, koaFloorTarget, serviceTarget, type RunningTarget, type Target } from './targets.js';
+import { benchFairShare } from './fair-share-bench.js';
 import { benchPhpSessions } from './php-session-bench.js';
 import { benchWriter, sqliteWriterUrl, type WriterResult } from './writer-bench.js';
 
@@ -148,6 +149,7 @@ async function main(): Promise<void> {
   }
 
   const phpSessions = options.phpReads > 0 || options.phpRounds > 0 ? await benchPhpSessions(options.phpReads, options.phpRounds, log) : undefined;
+  const fairShare = options.fairProbes > 0 ? await benchFairShare(options.fairProbes, log) : [];
 
   const markdown = writeReport(options.out, {
     when: new Date().toISOString(),
@@ -165,6 +167,7 @@ async function main(): Promise<void> {
     soak: soakResult,
     writer,
     phpSessions,
+    fairShare,
   });
   process.stdout.write(markdown);
   const problems = [...summaries, ...peakMemory, ...(soakResult ? [soakResult] : [])].flatMap((s) => s.problems);

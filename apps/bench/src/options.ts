@@ -14,6 +14,8 @@ export interface BenchOptions {
   /** PHP session latency: adapter reads per mode, and whole-request rounds (0 and 0: skipped). */
   readonly phpReads: number;
   readonly phpRounds: number;
+  /** Fair share: the newcomer's probes per scenario (0: skipped). */
+  readonly fairProbes: number;
   readonly out: string;
   /** Node/V8 flags for the service processes (heap sizing experiments), split on spaces. */
   readonly serviceNodeArgs: readonly string[];
@@ -38,6 +40,7 @@ const HELP = `pnpm bench [options]
   --writer-entries N   entries of the activity-log writer micro-benchmark (50000)
   --php-reads N        SESSION_STORE=php: adapter reads of a PHP-written session per mode (5000; needs php, redis-server)
   --php-rounds N       SESSION_STORE=php: interleaved rounds of whole requests per session mode (400)
+  --fair-probes N      fair share: a newcomer's requests beside ordinary and pipelining clients, per scenario (200)
   --out DIR            where the Markdown and JSON reports go (bench-results)
   --service-node-args="FLAGS"  Node/V8 flags on the service's command line (default: npm start's --heap-growing-percent=50 --max-semi-space-size=8)
   --candidate FILE     another build's main.js, measured beside the service in the same rounds (an A/B)
@@ -60,6 +63,7 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOption
       'writer-entries': { type: 'string', default: '50000' },
       'php-reads': { type: 'string', default: '5000' },
       'php-rounds': { type: 'string', default: '400' },
+      'fair-probes': { type: 'string', default: '200' },
       out: { type: 'string', default: 'bench-results' },
       // As `npm start` and the Dockerfile start the service.
       'service-node-args': { type: 'string', default: '--heap-growing-percent=50 --max-semi-space-size=8' },
@@ -90,6 +94,7 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOption
     writerEntries: int('writer-entries', values['writer-entries']),
     phpReads: int('php-reads', values['php-reads']),
     phpRounds: int('php-rounds', values['php-rounds']),
+    fairProbes: int('fair-probes', values['fair-probes']),
     out: values.out,
     serviceNodeArgs: values['service-node-args'].split(' ').filter(Boolean),
     candidateMain: values.candidate,

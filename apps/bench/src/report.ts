@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
+import type { FairShareRow } from './fair-share-bench.js';
 import type { LatencyRow, PhpSessionLatency } from './php-session-bench.js';
 import type { WriterResult } from './writer-bench.js';
 
@@ -49,6 +50,7 @@ export interface BenchReport {
   readonly soak: SoakResult | undefined;
   readonly writer: WriterResult[];
   readonly phpSessions: PhpSessionLatency | undefined;
+  readonly fairShare: FairShareRow[];
 }
 
 export function machine(): string {
@@ -107,6 +109,10 @@ export function toMarkdown(report: BenchReport): string {
       `| small session | ${l.requests} | ${fixed(l.smallUs)} | 1.00 |`,
       `| ${l.bytes}-byte session | ${l.requests} | ${fixed(l.largeUs)} | ${fixed(l.largeUs / l.smallUs, 2)} |`,
     );
+  }
+  if (report.fairShare.length) {
+    lines.push('', '| a newcomer beside | its request | samples | p50 ms | p99 ms |', '|---|---|---|---|---|');
+    for (const f of report.fairShare) lines.push(`| ${f.beside} | ${f.probe} | ${f.samples} | ${fixed(f.p50Ms, 2)} | ${fixed(f.p99Ms, 2)} |`);
   }
   return `${lines.join('\n')}\n`;
 }

@@ -134,6 +134,26 @@ describe('turnBudget', () => {
     expect(shared.paused).toBe(false);
   });
 
+  it('puts one request per connection in line, however many it pipelines while the line is long', async () => {
+    const { started, listener } = recorder();
+    refused.length = 0;
+    const start = turnBudget(listener, budget(1, 2));
+    arrive(start, 0, 1);
+    // The turn's budget is spent: the pipelining connection's first request waits in line, the rest on it.
+    const pipelining = fakeSocket();
+    const requests = [10, 11, 12, 13].map((id) => fakeRequest(id, pipelining));
+    for (const { req, res } of requests) start(req, res);
+    arrive(start, 1, 2);
+    expect(refused).toEqual([]);
+    await endOfTurn();
+    expect(started).toEqual([0, 10]);
+    await endOfTurn();
+    expect(started).toEqual([0, 10, 1]);
+    (requests[0]!.res as unknown as EventEmitter).emit('close');
+    await endOfTurn();
+    expect(started).toEqual([0, 10, 1, 11]);
+  });
+
   it('starts other connections\' first requests before a pipelining connection\'s second', async () => {
     const { started, listener } = recorder();
     const start = turnBudget(listener, budget(2));

@@ -12,9 +12,9 @@ export interface TurnBudget {
   readonly onFull: (req: IncomingMessage, res: ServerResponse) => void;
 }
 
-/** What one connection has in the server: the request it runs, and its pipelined ones, in order. */
+/** What one connection has in the server: a request waiting in line or running, and its pipelined ones, in order. */
 interface Connection {
-  running: boolean;
+  busy: boolean;
   readonly pipelined: Array<[IncomingMessage, ServerResponse]>;
 }
 
@@ -40,7 +40,6 @@ export function turnBudget(listener: RequestListener, { perTurn, maxWaiting, onG
 
   const run = (req: IncomingMessage, res: ServerResponse): void => {
     const connection = connectionOf(req.socket);
-    connection.running = true;
     res.once('close', () => next(req.socket, connection));
     started += 1;
     listener(req, res);
@@ -48,7 +47,7 @@ export function turnBudget(listener: RequestListener, { perTurn, maxWaiting, onG
 
   /** The connection's request is answered: its next pipelined one joins the line, or the socket is read again. */
   const next = (socket: Socket, connection: Connection): void => {
-    connection.running = false;
+    connection.busy = false;
     const following = connection.pipelined.shift();
     if (!following) {
       if (!socket.destroyed) socket.resume();
@@ -83,6 +82,8 @@ export function turnBudget(listener: RequestListener, { perTurn, maxWaiting, onG
 
   /** A connection's next request: started now if the turn allows and no one waits, else in line. */
   const enqueue = (req: IncomingMessage, res: ServerResponse): void => {
+    // Its connection has a request in line or running from now until that one is answered.
+    connectionOf(req.socket).busy = true;
     if (!scheduled) {
       scheduled = true;
       setImmediate(endOfTurn);
@@ -99,19 +100,18 @@ export function turnBudget(listener: RequestListener, { perTurn, maxWaiting, onG
     const connection = connectionOf(req.socket);
     // Its pipelined requests would be answered after it on a closing connection: they are not started either.
     connection.pipelined.length = 0;
-    connection.running = true;
     onFull(req, res);
   };
 
   const connectionOf = (socket: Socket): Connection => {
     let connection = connections.get(socket);
-    if (!connection) connections.set(socket, (connection = { running: false, pipelined: [] }));
+    if (!connection) connections.set(socket, (connection = { busy: false, pipelined: [] }));
     return connection;
   };
 
   return (req, res) => {
     const connection = connectionOf(req.socket);
-    if (connection.running || connection.pipelined.length > 0) {
+    if (connection.busy) {
       // Pipelined: waits for its turn on its own connection, which is not read meanwhile.
       connection.pipelined.push([req, res]);
       req.socket.pause();

@@ -1,0 +1,85 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { UPDATE_QUOTATION_FIELD } from '@cotizaciones/core';
+import { spawnServer } from './processes.js';
+import { signedSessionCookie } from './sessions.js';
+import { SERVICE_MAIN, SESSION_KEY } from './targets.js';
+
+const LOAD = fileURLToPath(new URL('./pipelining-load.js', import.meta.url));
+const STUB = fileURLToPath(new URL('./stub-upstream.js', import.meta.url));
+
+export interface FairShareRow {
+  /** What the other clients do. */
+  readonly beside: string;
+  /** The newcomer's request. */
+  readonly probe: string;
+  readonly samples: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+}
+
+/** The same number of other clients, ordinary (one request at a time) or pipelining DEPTH at a time. */
+const SCENARIOS = [
+  { beside: '64 clients posting, one request at a time', connections: 64, depth: 1, post: true },
+  { beside: '64 clients posting, 16 pipelined at a time', connections: 64, depth: 16, post: true },
+  { beside: '200 clients on /healthz, one request at a time', connections: 200, depth: 1, post: false },
+  { beside: '200 clients on /healthz, 64 pipelined at a time', connections: 200, depth: 64, post: false },
+];
+
+const at = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+
+/**
+ * Fair share measured: a newcomer's `/healthz` and POST latency beside clients that pipeline, against
+ * beside the same number of ordinary clients, on the built service (cookie sessions, a 0 ms upstream).
+ */
+export async function benchFairShare(probes: number, log: (line: string) => void): Promise<FairShareRow[]> {
+  const stub = await spawnServer(STUB, ['0'], {});
+  const service = await spawnServer(SERVICE_MAIN, [], {
+    UPSTREAM_BASE_URL: stub.url,
+    UPSTREAM_TOKEN: 'bench-token',
+    SESSION_KEYS: SESSION_KEY,
+    ACTIVITY_LOG_URL: 'memory:',
+    PORT: '0',
+    LOG_LEVEL: 'info',
+  });
+  const cookie = signedSessionCookie('1', SESSION_KEY);
+  const path = UPDATE_QUOTATION_FIELD.webPath;
+  const rows: FairShareRow[] = [];
+  try {
+    for (const scenario of SCENARIOS) {
+      log(`fair share: a newcomer beside ${scenario.beside}`);
+      const load = spawn(process.execPath, [LOAD, service.url, String(scenario.connections), String(scenario.depth), scenario.post ? path : '/healthz', cookie], {
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
+      const [chunk] = (await once(load.stdout, 'data')) as [Buffer];
+      if (!chunk.toString().includes('ready')) throw new Error('the load did not start');
+      const times = { health: [] as number[], post: [] as number[] };
+      for (let i = 0; i < probes; i += 1) {
+        let started = performance.now();
+        const health = await fetch(`${service.url}/healthz`);
+        await health.text();
+        times.health.push(performance.now() - started);
+        started = performance.now();
+        const post = await fetch(`${service.url}${path}`, {
+          method: 'POST',
+          headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+          body: 'id=12&field=estado&value=aprobada',
+        });
+        const text = await post.text();
+        times.post.push(performance.now() - started);
+        if (text !== '{"ok":true}') throw new Error(`the newcomer's POST answered ${post.status} ${text}`);
+      }
+      load.kill();
+      await once(load, 'exit');
+      for (const [probe, list] of [['GET /healthz', times.health], [`POST ${path}`, times.post]] as const) {
+        const sorted = [...list].sort((a, b) => a - b);
+        rows.push({ beside: scenario.beside, probe, samples: sorted.length, p50Ms: at(sorted, 0.5), p99Ms: at(sorted, 0.99) });
+      }
+    }
+    return rows;
+  } finally {
+    await service.stop();
+    await stub.stop();
+  }
+}
