@@ -154,6 +154,25 @@ describe('turnBudget', () => {
     expect(started).toEqual([0, 10, 1, 11]);
   });
 
+  it('drops the pipelined requests of connections that are gone, however many, without starting them', async () => {
+    const { started, listener } = recorder();
+    const gone: number[] = [];
+    const start = turnBudget(listener, budget(1, 10_000, (req) => gone.push(idOf(req))));
+    arrive(start, 0, 1);
+    const sockets = Array.from({ length: 2_000 }, () => fakeSocket());
+    let id = 1;
+    for (const socket of sockets) {
+      for (let i = 0; i < 50; i += 1) {
+        const { req, res } = fakeRequest(id++, socket);
+        start(req, res);
+      }
+    }
+    for (const socket of sockets) socket.destroyed = true;
+    await endOfTurn();
+    expect(started).toEqual([0]);
+    expect(gone).toHaveLength(2_000 * 50);
+  });
+
   it('starts other connections\' first requests before a pipelining connection\'s second', async () => {
     const { started, listener } = recorder();
     const start = turnBudget(listener, budget(2));

@@ -48,9 +48,14 @@ export function turnBudget(listener: RequestListener, { perTurn, maxWaiting, onG
   /** The connection's request is answered: its next pipelined one joins the line, or the socket is read again. */
   const next = (socket: Socket, connection: Connection): void => {
     connection.busy = false;
+    if (socket.destroyed) {
+      // No one is left to answer: its pipelined requests are not started, and never join the line.
+      for (const [req] of connection.pipelined.splice(0)) onGone(req);
+      return;
+    }
     const following = connection.pipelined.shift();
     if (!following) {
-      if (!socket.destroyed) socket.resume();
+      socket.resume();
       return;
     }
     enqueue(following[0], following[1]);
