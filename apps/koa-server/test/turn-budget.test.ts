@@ -8,11 +8,15 @@ interface FakeSocket {
   paused: boolean;
   pause(): void;
   resume(): void;
+  destroy(): void;
 }
 
 const fakeSocket = (): FakeSocket => ({
   destroyed: false,
   paused: false,
+  destroy() {
+    this.destroyed = true;
+  },
   pause() {
     this.paused = true;
   },
@@ -42,6 +46,7 @@ const budget = (perTurn: number, maxWaiting = 1_000, onGone: (req: IncomingMessa
   maxWaiting,
   onGone,
   onFull: (req: IncomingMessage) => refused.push(idOf(req)),
+  maxPipelined: 64,
 });
 
 /** Requests `from` to `to - 1` arrive, in this one tick. */
@@ -152,6 +157,24 @@ describe('turnBudget', () => {
     (requests[0]!.res as unknown as EventEmitter).emit('close');
     await endOfTurn();
     expect(started).toEqual([0, 10, 1, 11]);
+  });
+
+  it('closes a connection that pipelines more than maxPipelined requests, dropping them unstarted; others go on', () => {
+    const { started, listener } = recorder();
+    const gone: number[] = [];
+    const start = turnBudget(listener, budget(100, 1_000, (req) => gone.push(idOf(req))));
+    const flooding = fakeSocket();
+    for (let id = 0; id < 100; id += 1) {
+      const { req, res } = fakeRequest(id, flooding);
+      start(req, res);
+    }
+    expect(flooding.destroyed).toBe(true);
+    // The one running stays; the 64 it pipelined and the one past the bound are dropped, and what follows too.
+    expect(started).toEqual([0]);
+    expect(gone).toEqual(Array.from({ length: 99 }, (_, i) => i + 1));
+    const other = fakeRequest(1_000);
+    start(other.req, other.res);
+    expect(started).toEqual([0, 1_000]);
   });
 
   it('drops the pipelined requests of connections that are gone, however many, without starting them', async () => {

@@ -10,6 +10,12 @@ export interface TurnBudget {
   readonly onGone: (req: IncomingMessage) => void;
   /** A request the full line cannot take: answered at once (the contract's 503), never started. */
   readonly onFull: (req: IncomingMessage, res: ServerResponse) => void;
+  /**
+   * Requests one connection may have pipelined behind the one it runs. Pausing the socket stops
+   * further reads, but one read can hold a thousand small requests: past this the connection is
+   * closed, and what it pipelined is dropped unanswered.
+   */
+  readonly maxPipelined: number;
 }
 
 /** What one connection has in the server: a request waiting in line or running, and its pipelined ones, in order. */
@@ -32,7 +38,7 @@ interface Connection {
  *   140 ms, and new connections waited seconds in the kernel's accept queue. Fewer starts per turn
  *   make turns shorter, so more of them, and more accepts, fit in a second.
  */
-export function turnBudget(listener: RequestListener, { perTurn, maxWaiting, onGone, onFull }: TurnBudget): RequestListener {
+export function turnBudget(listener: RequestListener, { perTurn, maxWaiting, onGone, onFull, maxPipelined }: TurnBudget): RequestListener {
   const waiting: Array<[IncomingMessage, ServerResponse]> = [];
   const connections = new WeakMap<Socket, Connection>();
   let started = 0;
@@ -115,9 +121,20 @@ export function turnBudget(listener: RequestListener, { perTurn, maxWaiting, onG
   };
 
   return (req, res) => {
+    // Parsed from what was read before its connection was closed: no one to answer.
+    if (req.socket.destroyed) {
+      onGone(req);
+      return;
+    }
     const connection = connectionOf(req.socket);
     if (connection.busy) {
       // Pipelined: waits for its turn on its own connection, which is not read meanwhile.
+      if (connection.pipelined.length >= maxPipelined) {
+        for (const [dropped] of connection.pipelined.splice(0)) onGone(dropped);
+        onGone(req);
+        req.socket.destroy();
+        return;
+      }
       connection.pipelined.push([req, res]);
       req.socket.pause();
       return;
