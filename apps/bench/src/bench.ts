@@ -149,7 +149,7 @@ async function main(): Promise<void> {
   }
 
   const phpSessions = options.phpReads > 0 || options.phpRounds > 0 ? await benchPhpSessions(options.phpReads, options.phpRounds, log) : undefined;
-  const fairShare = options.fairProbes > 0 ? await benchFairShare(options.fairProbes, log) : [];
+  const fairShare = options.fairProbes > 0 ? await benchFairShare(options.fairProbes, log) : undefined;
 
   const markdown = writeReport(options.out, {
     when: new Date().toISOString(),

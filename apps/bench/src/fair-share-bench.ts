@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { UPDATE_QUOTATION_FIELD } from '@cotizaciones/core';
-import { spawnServer } from './processes.js';
+import { memoryMb, spawnServer, type Spawned } from './processes.js';
 import { signedSessionCookie } from './sessions.js';
 import { SERVICE_MAIN, SESSION_KEY } from './targets.js';
 
@@ -27,13 +28,23 @@ const SCENARIOS = [
   { beside: '200 clients on /healthz, 64 pipelined at a time', connections: 200, depth: 64, post: false },
 ];
 
+/** What a flood of pipelined requests costs: connections that each write one 64 KiB read of tiny GETs and never read. */
+export interface FloodRow {
+  readonly connections: number;
+  readonly bytesEach: number;
+  /** The service's resident memory at its highest during the flood, above what it was before. */
+  readonly rssAddedMb: number;
+  /** A newcomer's `/healthz` sent once every flood connection has written. */
+  readonly newcomerMs: number;
+}
+
 const at = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
 
 /**
  * Fair share measured: a newcomer's `/healthz` and POST latency beside clients that pipeline, against
  * beside the same number of ordinary clients, on the built service (cookie sessions, a 0 ms upstream).
  */
-export async function benchFairShare(probes: number, log: (line: string) => void): Promise<FairShareRow[]> {
+export async function benchFairShare(probes: number, log: (line: string) => void): Promise<{ rows: FairShareRow[]; flood: FloodRow }> {
   const stub = await spawnServer(STUB, ['0'], {});
   const service = await spawnServer(SERVICE_MAIN, [], {
     UPSTREAM_BASE_URL: stub.url,
@@ -77,9 +88,41 @@ export async function benchFairShare(probes: number, log: (line: string) => void
         rows.push({ beside: scenario.beside, probe, samples: sorted.length, p50Ms: at(sorted, 0.5), p99Ms: at(sorted, 0.99) });
       }
     }
-    return rows;
+    return { rows, flood: await benchFlood(service, 300, log) };
   } finally {
     await service.stop();
     await stub.stop();
+  }
+}
+
+/** `connections` clients each write 64 KiB of tiny pipelined GETs at once and never read what comes back. */
+async function benchFlood(service: Spawned, connections: number, log: (line: string) => void): Promise<FloodRow> {
+  log(`fair share: ${connections} connections writing 64 KiB of pipelined GET /healthz each, never reading`);
+  const pid = service.pid;
+  const { port, hostname } = new URL(service.url);
+  const request = `GET /healthz HTTP/1.1\r\nHost: ${hostname}\r\n\r\n`;
+  const flood = Buffer.from(request.repeat(Math.floor(65_536 / request.length)));
+  const before = memoryMb(pid).rss;
+  let highest = before;
+  const sampler = setInterval(() => (highest = Math.max(highest, memoryMb(pid).rss)), 10);
+  const sockets = await Promise.all(
+    Array.from({ length: connections }, () => {
+      const socket = connect(Number(port), hostname);
+      socket.on('error', () => undefined);
+      // Never read: the answers stay in the kernel's buffers, as with a client that only sends.
+      socket.pause();
+      return once(socket, 'connect').then(() => new Promise<typeof socket>((resolve) => socket.write(flood, () => resolve(socket))));
+    }),
+  );
+  try {
+    const started = performance.now();
+    await (await fetch(`${service.url}/healthz`)).text();
+    const newcomerMs = performance.now() - started;
+    // The flood's requests are parsed by now; a few more samples catch what they left behind.
+    for (let i = 0; i < 20; i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    return { connections, bytesEach: flood.length, rssAddedMb: Math.max(highest, memoryMb(pid).rss) - before, newcomerMs };
+  } finally {
+    clearInterval(sampler);
+    for (const socket of sockets) socket.destroy();
   }
 }

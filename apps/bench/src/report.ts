@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
-import type { FairShareRow } from './fair-share-bench.js';
+import type { FairShareRow, FloodRow } from './fair-share-bench.js';
 import type { LatencyRow, PhpSessionLatency } from './php-session-bench.js';
 import type { WriterResult } from './writer-bench.js';
 
@@ -50,7 +50,7 @@ export interface BenchReport {
   readonly soak: SoakResult | undefined;
   readonly writer: WriterResult[];
   readonly phpSessions: PhpSessionLatency | undefined;
-  readonly fairShare: FairShareRow[];
+  readonly fairShare: { rows: FairShareRow[]; flood: FloodRow } | undefined;
 }
 
 export function machine(): string {
@@ -110,9 +110,14 @@ export function toMarkdown(report: BenchReport): string {
       `| ${l.bytes}-byte session | ${l.requests} | ${fixed(l.largeUs)} | ${fixed(l.largeUs / l.smallUs, 2)} |`,
     );
   }
-  if (report.fairShare.length) {
+  if (report.fairShare) {
     lines.push('', '| a newcomer beside | its request | samples | p50 ms | p99 ms |', '|---|---|---|---|---|');
-    for (const f of report.fairShare) lines.push(`| ${f.beside} | ${f.probe} | ${f.samples} | ${fixed(f.p50Ms, 2)} | ${fixed(f.p99Ms, 2)} |`);
+    for (const f of report.fairShare.rows) lines.push(`| ${f.beside} | ${f.probe} | ${f.samples} | ${fixed(f.p50Ms, 2)} | ${fixed(f.p99Ms, 2)} |`);
+    const flood = report.fairShare.flood;
+    lines.push(
+      '',
+      `${flood.connections} connections writing ${flood.bytesEach} bytes of pipelined \`GET /healthz\` each, never reading: resident memory +${fixed(flood.rssAddedMb)} MB at most; a newcomer's \`/healthz\` ${fixed(flood.newcomerMs, 1)} ms.`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type RequestListener, type Server, 
 import type { Socket } from 'node:net';
 import type { Log } from '@cotizaciones/runtime';
 import { logHttpError } from './http/log-http-error.js';
+import { sliceReads } from './http/sliced-reads.js';
 import { turnBudget } from './http/turn-budget.js';
 import { MESSAGES } from '@cotizaciones/core';
 
@@ -38,6 +39,9 @@ export interface HttpServer {
  * +9 %, and the got service's slowest answer at 256 new connections 2.5 s instead of 6.6–9.8 s.
  */
 const REQUESTS_STARTED_PER_TURN = 8;
+
+/** The most of one read the HTTP parser takes at a time (`sliceReads`): a browser's request fits in one slice. */
+const READ_SLICE_BYTES = 4_096;
 
 /** What the HTTP layer answers before any route runs: the contract's JSON, headers and `Connection: close`. */
 const PROTOCOL_ANSWERS: Record<number, readonly [reason: string, msg: string]> = {
@@ -146,6 +150,8 @@ export function createHttpServer(handler: RequestListener, limits: ServerLimits,
     },
   );
   server.maxConnections = limits.maxConnections;
+  // Before the server's own listener, which hands the socket to its parser.
+  server.prependListener('connection', (socket: Socket) => sliceReads(socket, READ_SLICE_BYTES));
 
   server.on('connection', (socket: Socket) => {
     sockets.set(socket, { responses: new Set(), readMark: 0, seenBytes: 0, idleSince: Date.now() });

@@ -2,7 +2,7 @@ import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
 import Koa from 'koa';
 import { afterEach, describe, expect, it } from 'vitest';
-import { listen } from './support/service.js';
+import { captureLog, listen } from './support/service.js';
 
 /** GET `url` on the agent's sockets; resolves with the answer's text. */
 function get(url: string, agent: Agent): Promise<string> {
@@ -97,5 +97,68 @@ describe('fair share between connections', () => {
     }
     await until(() => (received.match(/HTTP\/1\.1 200/g) ?? []).length === 8);
     expect([...received.matchAll(/\r\n\r\n(\/slow\/\d)/g)].map((match) => match[1])).toEqual(Array.from({ length: 8 }, (_, i) => `/slow/${i + 1}`));
+  });
+});
+
+describe('what one connection can make the server parse', () => {
+  /** A raw connection to `url`; `received` holds what the server wrote, `closed` settles when it closes. */
+  const open = (url: string) => {
+    const socket = connect(Number(new URL(url).port), '127.0.0.1');
+    const connection = { socket, received: '', closed: new Promise<void>((resolve) => socket.once('close', () => resolve())) };
+    socket.on('data', (chunk: Buffer) => (connection.received += chunk.toString('latin1')));
+    socket.on('error', () => undefined);
+    return connection;
+  };
+  const until = async (check: () => boolean) => {
+    while (!check()) await new Promise((resolve) => setImmediate(resolve));
+  };
+
+  it('parses what a connection pipelines one slice of a read at a time: 2 000 tiny requests in one write are not all built', async () => {
+    const started: string[] = [];
+    let release = (): void => undefined;
+    const app = new Koa();
+    app.use(async (ctx) => {
+      started.push(ctx.path);
+      if (ctx.path === '/slow') await new Promise<void>((resolve) => (release = resolve));
+      ctx.body = ctx.path;
+    });
+    const logs = captureLog();
+    const { server, url } = await listen(app, {}, logs.log);
+    const flood = open(url);
+    cleanups.push(() => {
+      flood.socket.destroy();
+      server.close();
+    });
+    flood.socket.write('GET /slow HTTP/1.1\r\nHost: x\r\n\r\n');
+    await until(() => started.length === 1);
+    // About 58 KB: without slicing, Node's parser builds a request object for each before any is refused.
+    flood.socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(2_000));
+    await flood.closed;
+
+    // Past the pipelining bound the connection is closed; what was parsed of it was never started.
+    const parsed = logs.lines.filter((line) => line.msg === 'request not started: its client left while it waited').length;
+    expect(parsed).toBeGreaterThan(64);
+    expect(parsed).toBeLessThan(64 + Math.ceil(4_096 / 'GET / HTTP/1.1\r\nHost: x\r\n\r\n'.length) + 2);
+    expect(started).toEqual(['/slow']);
+    release();
+    expect(await (await fetch(`${url}/new`)).text()).toBe('/new');
+  });
+
+  it('answers pipelined requests that span several read slices, every one, in order', async () => {
+    const app = new Koa();
+    app.use((ctx) => {
+      ctx.body = `${ctx.path}:${String(ctx.get('x-pad').length)}`;
+    });
+    const { server, url } = await listen(app);
+    const client = open(url);
+    cleanups.push(() => {
+      client.socket.destroy();
+      server.close();
+    });
+    // 50 requests of about 330 bytes, written at once: four slices and more.
+    const pad = 'p'.repeat(300);
+    client.socket.write(Array.from({ length: 50 }, (_, i) => `GET /r/${i} HTTP/1.1\r\nHost: x\r\nX-Pad: ${pad}\r\n\r\n`).join(''));
+    await until(() => (client.received.match(/HTTP\/1\.1 200/g) ?? []).length === 50);
+    expect([...client.received.matchAll(/\r\n\r\n(\/r\/\d+:300)/g)].map((match) => match[1])).toEqual(Array.from({ length: 50 }, (_, i) => `/r/${i}:300`));
   });
 });
