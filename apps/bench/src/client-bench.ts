@@ -9,7 +9,7 @@ import { undiciUpstream } from '@cotizaciones/adapters/undici';
 import { spawnServer } from './processes.js';
 
 type Call = () => Promise<unknown>;
-const request: UpstreamRequest = { path: UPDATE_QUOTATION_FIELD.upstreamPath, payload: { id: '12', field: 'estado', value: 'x' }, token: 't' };
+const request: UpstreamRequest = { path: UPDATE_QUOTATION_FIELD.upstreamPath, payload: { id: '12', field: 'estado', value: 'x' }, token: 't', idempotencyKey: 'bench-1' };
 const jsonHeaders = { 'content-type': 'application/json', accept: 'application/json' };
 
 const variants: Record<string, (url: string) => Call> = {

@@ -46,19 +46,16 @@ export async function apply(args: ApplyArgs): Promise<number> {
 
   // The server log's rules (levels, no secret), on stderr: stdout carries the summary.
   const log = createLog(config.logLevel === 'info' ? 'warn' : config.logLevel, process.stderr);
-  const identity: RunIdentity = {
-    userId: args.as,
-    runId: `cli-${new Date().toISOString().replace(/[-:.]/g, '')}-${randomBytes(3).toString('hex')}`,
-    userAgent: `cotizaciones-cli/${VERSION}`,
-  };
+  const newRunId = `cli-${new Date().toISOString().replace(/[-:.]/g, '')}-${randomBytes(3).toString('hex')}`;
   let journal;
   try {
     // Nothing real is applied in a dry run or to the demo upstream: nothing to journal.
-    journal = target === undefined || args.dryRun ? undefined : openJournal(args.journal, target);
+    journal = target === undefined || args.dryRun ? undefined : openJournal(args.journal, target, newRunId);
   } catch (error) {
     if (error instanceof UsageError) return fail(2, [`cotizaciones: ${error.message}`]);
     throw error;
   }
+  const identity: RunIdentity = { userId: args.as, runId: journal?.runId ?? newRunId, userAgent: `cotizaciones-cli/${VERSION}` };
   const adapters = args.dryRun ? undefined : await openAdapters(config, log);
   const results = openResultsFile(args.results);
   process.stderr.write(`${args.dryRun ? 'dry run' : `applying as user ${identity.userId} to ${target ?? 'the built-in demo upstream'}`}; results in ${args.results}\n`);

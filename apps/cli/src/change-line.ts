@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { OPERATIONS, paramNames, type Operation } from '@cotizaciones/core';
 
 /** The operations a line can ask for, by the name operations staff write in the file (the core's catalog). */
@@ -47,4 +48,10 @@ export function toInputLine(line: number, record: Readonly<Record<string, unknow
   }
   if (!params.has('id')) return { line, problem: 'id is missing' };
   return { line, operation, params };
+}
+
+/** What a line asks for, as a short hash: an edited line gets another, an unchanged one the same (whatever its cells' order). */
+export function contentHash(line: ChangeLine): string {
+  const content = JSON.stringify([line.operation, [...line.params].sort(([a], [b]) => (a < b ? -1 : 1))]);
+  return createHash('sha256').update(content).digest('hex').slice(0, 32);
 }

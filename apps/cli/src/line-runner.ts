@@ -1,12 +1,16 @@
 import { OPERATIONS, changeUseCase, type Session, type UseCaseDeps, type UpstreamRequest } from '@cotizaciones/core';
 import { errorSummary } from '@cotizaciones/runtime';
-import type { ChangeLine } from './change-line.js';
+import { contentHash, type ChangeLine } from './change-line.js';
 import { lineOutcome, type LineResult } from './line-result.js';
 
 export interface RunIdentity {
   /** The user every change is made and audited as (`--as`). */
   readonly userId: string;
-  /** Names the run in each audit row's request id, with the line number. */
+  /**
+   * Names the run in each audit row's request id, with the line number, and in each change's
+   * idempotency key, with the line number and its content's hash. Kept in the journal, so a rerun
+   * re-sends an unchanged line with the same key.
+   */
   readonly runId: string;
   /** The audit rows' user agent: the tool and its version. */
   readonly userAgent: string;
@@ -21,7 +25,7 @@ export function lineRunner(deps: UseCaseDeps, identity: RunIdentity): (line: Cha
     const useCase = byLineName.get(line.operation);
     // Only the catalog's names get past the reader (toInputLine).
     if (!useCase) throw new Error(`no operation is called ${line.operation}`);
-    const { reply, kind, cause } = await useCase({ session, params: line.params, meta });
+    const { reply, kind, cause } = await useCase({ session, params: line.params, idempotencyKey: `${identity.runId}:${line.line}:${contentHash(line)}`, meta });
     // Operations staff need the why (a timeout, a refused token) that the web reply leaves out; causes carry no secret.
     const message = reply.ok ? '' : cause ? `${reply.msg} (${errorSummary(cause).message})` : reply.msg;
     return { line: line.line, outcome: lineOutcome(kind), message };

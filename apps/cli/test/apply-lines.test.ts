@@ -19,7 +19,7 @@ async function* lines(list: InputLine[]) {
 const quiet = { update: () => undefined, finish: () => undefined };
 const noPace = () => Promise.resolve();
 
-function parts(name: string, run: ApplyParts['run'], journal = openJournal(join(dir, `${name}.journal`), 'http://upstream.test/')): ApplyParts & { resultsPath: string } {
+function parts(name: string, run: ApplyParts['run'], journal = openJournal(join(dir, `${name}.journal`), 'http://upstream.test/', `run-${name}`)): ApplyParts & { resultsPath: string } {
   const resultsPath = join(dir, `${name}.csv`);
   return { run, journal, results: openResultsFile(resultsPath), progress: quiet, resultsPath };
 }
@@ -63,12 +63,15 @@ describe('applyLines', () => {
   it('a rerun skips the lines the journal says were applied, and applies a line whose content changed', async () => {
     const journalPath = join(dir, 'rerun.journal');
     const ok = (line: ChangeLine): Promise<LineResult> => Promise.resolve({ line: line.line, outcome: line.line === 3 ? 'failed' : 'ok', message: '' });
-    const first = parts('rerun-1', ok, openJournal(journalPath, 'http://upstream.test/'));
+    const first = parts('rerun-1', ok, openJournal(journalPath, 'http://upstream.test/', 'run-first'));
+    expect(first.journal?.runId).toBe('run-first');
     await applyLines(lines([change(2), change(3), change(4)]), { concurrency: 1, pace: noPace, signal: new AbortController().signal }, first);
     first.journal?.close();
 
     const ran: number[] = [];
-    const second = parts('rerun-2', (line) => (ran.push(line.line), ok(line)), openJournal(journalPath, 'http://upstream.test/'));
+    const second = parts('rerun-2', (line) => (ran.push(line.line), ok(line)), openJournal(journalPath, 'http://upstream.test/', 'run-second'));
+    // The rerun goes on with the first run's id: its unchanged lines keep their idempotency keys.
+    expect(second.journal?.runId).toBe('run-first');
     const summary = await applyLines(lines([change(2), change(3), change(4, '44')]), { concurrency: 1, pace: noPace, signal: new AbortController().signal }, second);
     expect(ran).toEqual([3, 4]);
     expect(summary.counts).toMatchObject({ skipped: 1 });

@@ -107,6 +107,33 @@ describe('cotizaciones apply (the built CLI against a stub upstream over HTTP)',
     expect(again.stdout).toContain('2 skipped');
   });
 
+  it('every call carries Idempotency-Key <run id>:<line>:<hash>: a rerun re-sends an unchanged line with the same key, an edited line with another', async () => {
+    stub.answer((request) => (request.body.includes('"id":"3"') ? { status: 500, text: 'down' } : { json: { ok: true } }));
+    const lines = ['operation,id,field,value', 'quotation,1,estado,x', 'quotation,2,estado,x', 'quotation,3,estado,x'];
+    const input = file('keys.csv', `${lines.join('\n')}\n`);
+    const first = await cli(['apply', input, '--as', '7', '--concurrency', '1'], env);
+    expect(first.code).toBe(1);
+    const runId = /run (cli-\S+) as/.exec(first.stdout)?.[1] ?? '';
+    const keys = () => stub.received.map((request) => String(request.headers['idempotency-key']));
+    expect(keys()).toHaveLength(3);
+    keys().forEach((key, i) => expect(key).toMatch(new RegExp(`^${runId}:${i + 2}:[0-9a-f]{32}$`)));
+    const [, second, third] = keys();
+
+    // The failed line again, unchanged: the same key, under the same run id (kept in the journal).
+    stub.answer({ json: { ok: true } });
+    const rerun = await cli(['apply', input, '--as', '7'], env);
+    expect(rerun.stdout).toContain(`run ${runId} as user 7: 1 ok, 2 skipped`);
+    expect(keys().slice(3)).toEqual([third]);
+
+    // An edited line is another change: another key.
+    lines[2] = 'quotation,2,estado,y';
+    writeFileSync(input, `${lines.join('\n')}\n`);
+    await cli(['apply', input, '--as', '7'], env);
+    expect(keys()).toHaveLength(5);
+    expect(keys()[4]).toMatch(new RegExp(`^${runId}:3:[0-9a-f]{32}$`));
+    expect(keys()[4]).not.toBe(second);
+  });
+
   it('--dry-run prints the request each line would send and sends and writes nothing', async () => {
     const input = file('dry.csv', 'operation,id,field,value,idEmpresa,idUsuario\nquotation,5,benef_emp,,9,3\nquotation,6,estado,x,,\n');
     const ran = await cli(['apply', input, '--as', '7', '--dry-run'], env);

@@ -25,7 +25,7 @@ testUpstream('in-memory', () => {
     answer: (next) => {
       scenario = next;
     },
-    delivered: () => upstream.calls.map(({ path, payload, token }) => ({ path, payload, token })),
+    delivered: () => upstream.calls.map(({ path, payload, token, idempotencyKey }) => ({ path, payload, token, idempotencyKey })),
     close: () => Promise.resolve(),
   });
   // No connection in memory: the `network` claim's tests show as skipped.
@@ -49,6 +49,7 @@ for (const [name, create] of [
           path: request.path,
           payload: JSON.parse(request.body) as unknown,
           token: (request.headers.authorization ?? '').replace(/^Bearer /, ''),
+          idempotencyKey: String(request.headers['idempotency-key']),
         })),
       stalledConnection: () => stalled,
       close: async () => {

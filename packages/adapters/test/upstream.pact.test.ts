@@ -1,7 +1,8 @@
 /**
  * The consumer contract this service gives the upstream quotation API's team: what it sends and what
  * it relies on in the answers, generated from what the real upstream adapters (got and undici) send
- * through the real use cases — each rule of the payload, the bearer token, the `ok` / `error.message`
+ * through the real use cases — each rule of the payload, the bearer token, the `Idempotency-Key` (one per
+ * change, the same on every re-send of it, so an upstream that honours it applies each change once), the `ok` / `error.message`
  * answers and the 401 that asks for a fresh token.
  *
  * The file is committed (pacts/); this test fails when it is stale. After a deliberate change:
@@ -38,12 +39,15 @@ const FIELD_PATH = '/api/cotizaciones/update';
 const ITEM_PATH = '/api/cotizaciones/items/update';
 const TOKEN = 'tok-valid';
 const USER = { id: 42, name: 'Ana' };
+/** A change's key as the web endpoints make it (a request id); the CLI's is `<run id>:<line>:<hash>`. */
+const KEY = '3f2b8c1e-6d4a-4b7e-9c0f-1a2b3c4d5e6f';
 
 /** The headers every call carries. The token is an example: the provider's verification puts a real one in. */
 const sentHeaders = (token: string | ReturnType<typeof regex>) => ({
   'Content-Type': 'application/json',
   Accept: 'application/json',
   Authorization: token,
+  'Idempotency-Key': regex('^[\\w.:-]{1,200}$', KEY),
 });
 const anyBearer = regex('^Bearer \\S+$', `Bearer ${TOKEN}`);
 const accepted = { status: 200, headers: { 'Content-Type': 'application/json' }, body: { ok: true } };
@@ -224,7 +228,7 @@ for (const [name, create] of adapters) {
         try {
           const deps = { upstream, tokens: testCase.tokens?.() ?? staticTokenSource(TOKEN), activityLog: inMemoryActivityLog() };
           const useCase = testCase.operation === 'field' ? updateQuotationField(deps) : updateQuotationItem(deps);
-          const outcome = await useCase({ session: inMemorySession(USER), params: phpFormParams(testCase.form) });
+          const outcome = await useCase({ session: inMemorySession(USER), params: phpFormParams(testCase.form), idempotencyKey: KEY });
           expect(outcome.reply).toEqual(testCase.reply);
         } finally {
           upstream.close();
@@ -247,6 +251,7 @@ for (const [name, create] of adapters) {
           const outcome = await updateQuotationField({ upstream, tokens: staticTokenSource(TOKEN), activityLog: inMemoryActivityLog() })({
             session: inMemorySession(USER),
             params: phpFormParams([['id', '11'], ['field', 'estado'], ['value', 'x']]),
+            idempotencyKey: KEY,
           });
           expect(outcome.reply).toEqual({ ok: false, msg: MESSAGES.quotationFailed });
         } finally {

@@ -15,6 +15,11 @@ export interface ChangeRequest {
   readonly session: Session;
   /** The parameters, or how to read them: read only once the caller is known to be signed in (a body costs). */
   readonly params: FormParams | (() => Promise<FormParams>);
+  /**
+   * The change's key for the upstream (`Idempotency-Key`): the same for every re-send of this
+   * change, another for any other. The channel makes it; a client never chooses it.
+   */
+  readonly idempotencyKey: string;
   readonly meta?: RequestMeta;
 }
 

@@ -36,6 +36,7 @@ export function changeUseCase<N extends string>(deps: UseCaseDeps, operation: Op
       payload: operation.payload(read.values),
       user,
       defaultMsg: operation.defaultMsg,
+      idempotencyKey: request.idempotencyKey,
     });
 
     const entityId = phpIntCast(read.values.id ?? '');

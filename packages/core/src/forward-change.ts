@@ -17,6 +17,7 @@ export interface Change {
   readonly user: SessionUser;
   /** The operation's message when the upstream gives none. */
   readonly defaultMsg: string;
+  readonly idempotencyKey: string;
 }
 
 /**
@@ -51,5 +52,5 @@ export async function forwardChange(deps: ForwardDeps, change: Change): Promise<
 }
 
 function post(upstream: Upstream, change: Change, token: string): Promise<UpstreamReply> {
-  return upstream.post({ path: change.path, payload: change.payload, token });
+  return upstream.post({ path: change.path, payload: change.payload, token, idempotencyKey: change.idempotencyKey });
 }

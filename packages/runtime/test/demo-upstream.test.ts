@@ -3,7 +3,7 @@ import { demoUpstream, DEMO_TOKEN } from '../src/demo-upstream.js';
 
 describe('the demo upstream (UPSTREAM_BASE_URL unset)', () => {
   const upstream = demoUpstream();
-  const post = (payload: Record<string, string | number>) => upstream.post({ path: '/api/cotizaciones/update', payload, token: DEMO_TOKEN });
+  const post = (payload: Record<string, string | number>) => upstream.post({ path: '/api/cotizaciones/update', payload, token: DEMO_TOKEN, idempotencyKey: 'k' });
 
   it('accepts a change to an id above 0, read as PHP reads it', async () => {
     await expect(post({ id: '12abc', field: 'estado', value: 'x' })).resolves.toEqual({ status: 200, body: { ok: true } });

@@ -11,7 +11,7 @@ describe('openAdapters', () => {
       expect(adapters.description).toEqual({ upstream: 'demo (built in)', activityLog: 'memory', upstreamToken: 'static' });
       expect(lines.join('')).toContain('using the built-in demo upstream');
       await expect(adapters.readiness()).resolves.toEqual([]);
-      const reply = await adapters.deps.upstream.post({ path: '/x', payload: { id: '1' }, token: 'demo-token' });
+      const reply = await adapters.deps.upstream.post({ path: '/x', payload: { id: '1' }, token: 'demo-token', idempotencyKey: 'k' });
       expect(reply.body).toEqual({ ok: true });
     } finally {
       await adapters.close(1_000);

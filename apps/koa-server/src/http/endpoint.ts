@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { UseCase } from '@cotizaciones/core';
 import type { Log } from '@cotizaciones/runtime';
 import type { RequestCheck } from './cross-site-guard.js';
@@ -32,6 +33,8 @@ export function endpoint(useCase: UseCase, settings: EndpointSettings): RequestM
       session: settings.session.sessionFor(ctx),
       // Read by the use case only for a signed-in user: anyone else costs no byte of the body.
       params: () => readFormParams(ctx, settings.limits),
+      // Assigned with the request id by the request frame, before any route.
+      idempotencyKey: ctx.state.idempotencyKey ?? randomUUID(),
       meta: requestMeta(ctx),
     });
     // The caller could not be identified: the contract's 503, nothing to commit.

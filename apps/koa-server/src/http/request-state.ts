@@ -6,6 +6,8 @@ import type { RequestOutcome } from './request-outcome.js';
 export interface RequestState {
   /** Set by the request log: X-Request-Id when it is sane, else generated. */
   requestId?: string;
+  /** Set with the request id: the upstream's `Idempotency-Key` for this request's change. */
+  idempotencyKey?: string;
   /** The signed-in user's id, once the session was asked for it. */
   userId?: string | undefined;
   /** What became of the request; unset for routes other than the endpoints' that did not fail. */

@@ -53,7 +53,7 @@ export async function startNginxChain(servicePort: number, hops: number) {
   };
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = createServer().listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;

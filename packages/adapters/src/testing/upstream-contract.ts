@@ -7,6 +7,7 @@ export interface DeliveredRequest {
   readonly path: string;
   readonly payload: unknown;
   readonly token: string;
+  readonly idempotencyKey: string;
 }
 
 export type UpstreamScenario =
@@ -55,11 +56,11 @@ export function testUpstream(name: string, createHarness: () => Promise<Upstream
     });
     afterEach(() => harness.close());
 
-    const request = { path: '/api/cotizaciones/update', payload: { id: '12', field: 'estado', value: 'ñandú ✓' }, token: 'tok-123' };
+    const request = { path: '/api/cotizaciones/update', payload: { id: '12', field: 'estado', value: 'ñandú ✓' }, token: 'tok-123', idempotencyKey: 'cli-20261125T010000000Z-a1b2c3:7:5f0e' };
 
-    it('delivers the path, the JSON payload and the token, once', async () => {
+    it('delivers the path, the JSON payload, the token and the idempotency key, once', async () => {
       await harness.upstream.post(request);
-      expect(harness.delivered()).toEqual([{ path: request.path, payload: request.payload, token: 'tok-123' }]);
+      expect(harness.delivered()).toEqual([{ path: request.path, payload: request.payload, token: 'tok-123', idempotencyKey: request.idempotencyKey }]);
     });
 
     it('returns the status and the parsed body', async () => {

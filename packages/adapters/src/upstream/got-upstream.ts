@@ -29,12 +29,12 @@ export function gotUpstream(options: UpstreamClientOptions): ClosableUpstream {
   });
 
   return {
-    async post({ path, payload, token }) {
+    async post({ path, payload, token, idempotencyKey }) {
       let oversized = false;
       try {
         const pending = client(`${base}${path}`, {
           body: JSON.stringify(payload),
-          headers: { authorization: `Bearer ${token}` },
+          headers: { authorization: `Bearer ${token}`, 'idempotency-key': idempotencyKey },
         });
         // Stop reading an answer past the limit instead of buffering all of it.
         void pending.on('downloadProgress', ({ transferred }: { transferred: number }) => {

@@ -18,7 +18,7 @@ export function undiciUpstream(options: UpstreamClientOptions): ClosableUpstream
   });
   const timeoutError = () => new UpstreamError('timeout', `no complete answer within ${options.timeoutMs} ms`);
 
-  async function call({ path, payload, token }: UpstreamRequest, deadline: Deadline): Promise<UpstreamReply> {
+  async function call({ path, payload, token, idempotencyKey }: UpstreamRequest, deadline: Deadline): Promise<UpstreamReply> {
     const response = await pool.request({
       method: 'POST',
       path: `${basePath}${path}`,
@@ -27,6 +27,7 @@ export function undiciUpstream(options: UpstreamClientOptions): ClosableUpstream
         accept: 'application/json',
         'user-agent': 'cotizaciones-service',
         authorization: `Bearer ${token}`,
+        'idempotency-key': idempotencyKey,
       },
       body: JSON.stringify(payload),
       // undici's headersTimeout/bodyTimeout bound each wait, not the call: a body dripping one byte

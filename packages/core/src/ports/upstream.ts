@@ -9,6 +9,11 @@ export interface UpstreamRequest {
   readonly payload: UpstreamPayload;
   /** Bearer token; adapters send it and never echo it. */
   readonly token: string;
+  /**
+   * Sent as `Idempotency-Key`: one per distinct change, the same on every re-send of it, so an
+   * upstream that honours it applies a change once however often it arrives.
+   */
+  readonly idempotencyKey: string;
 }
 
 export interface UpstreamReply {

@@ -26,6 +26,7 @@ export function harness(options: { tokens?: TokenSource } = {}) {
   const request = (pairs: Array<[string, string]>, user: unknown) => ({
     session: inMemorySession(user),
     params: phpFormParams(pairs),
+    idempotencyKey: 'key-1',
     meta: { requestId: 'req-1', clientIp: '10.0.0.1', userAgent: 'test' },
   });
   return {

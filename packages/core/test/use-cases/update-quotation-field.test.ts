@@ -29,7 +29,7 @@ describe('update quotation field (operation A)', () => {
       const h = harness();
       await h.field(pairs);
       expect(h.upstream.calls).toHaveLength(1);
-      expect(h.upstream.calls[0]).toEqual({ path: PATH, payload, token: 'secret-token' });
+      expect(h.upstream.calls[0]).toEqual({ path: PATH, payload, token: 'secret-token', idempotencyKey: 'key-1' });
       expect(Object.keys(h.upstream.calls[0]?.payload ?? {})).toEqual(Object.keys(payload));
     });
   });
@@ -91,9 +91,9 @@ describe('update quotation field (operation A)', () => {
       const h = harness();
       let reads = 0;
       const params = () => ((reads += 1), Promise.resolve(phpFormParams([['id', '12'], ['field', 'x']])));
-      expect((await h.useCases.field({ session: inMemorySession(null), params })).kind).toBe('not-authenticated');
+      expect((await h.useCases.field({ session: inMemorySession(null), params, idempotencyKey: 'k' })).kind).toBe('not-authenticated');
       expect(reads).toBe(0);
-      expect((await h.useCases.field({ session: inMemorySession({ id: 7 }), params })).kind).toBe('ok');
+      expect((await h.useCases.field({ session: inMemorySession({ id: 7 }), params, idempotencyKey: 'k' })).kind).toBe('ok');
       expect(reads).toBe(1);
     });
 
@@ -101,12 +101,12 @@ describe('update quotation field (operation A)', () => {
       const h = harness();
       const down = new SessionUnavailableError('the session store (Redis) is unreachable');
       let reads = 0;
-      const outcome = await h.useCases.field({ session: { currentUser: () => Promise.reject(down) }, params: () => ((reads += 1), Promise.resolve(new Map())) });
+      const outcome = await h.useCases.field({ session: { currentUser: () => Promise.reject(down) }, params: () => ((reads += 1), Promise.resolve(new Map())), idempotencyKey: 'k' });
       expect(outcome).toEqual({ reply: { ok: false, msg: 'Servicio no disponible.' }, kind: 'session-unavailable', cause: down });
       expect(outcome.cause).toMatchObject({ code: 'SESSION_UNAVAILABLE' });
       expect([reads, h.upstream.calls.length, h.activityLog.entries.length]).toEqual([0, 0, 0]);
       // Anything else a session throws is a bug, not an outcome: it is not swallowed.
-      await expect(h.useCases.field({ session: { currentUser: () => Promise.reject(new TypeError('bug')) }, params: new Map() })).rejects.toThrow('bug');
+      await expect(h.useCases.field({ session: { currentUser: () => Promise.reject(new TypeError('bug')) }, params: new Map(), idempotencyKey: 'k' })).rejects.toThrow('bug');
     });
   });
 
@@ -199,13 +199,13 @@ describe('update quotation field (operation A)', () => {
       expect(h.activityLog.entries).toHaveLength(0);
     });
 
-    it('after a 401, refreshes the token and resends exactly once', async () => {
+    it('after a 401, refreshes the token and resends exactly once, with the same idempotency key (the same change)', async () => {
       const tokens = refreshableTokens();
       const h = harness({ tokens: tokens.source });
       h.upstream.respondWith(({ token }) => (token === 'tok-2' ? { json: { ok: true } } : { status: 401, json: { ok: false } }));
       const outcome = await h.field([['id', '12']]);
       expect(outcome.reply).toEqual({ ok: true });
-      expect(h.upstream.calls.map((call) => call.token)).toEqual(['tok-1', 'tok-2']);
+      expect(h.upstream.calls.map((call) => [call.token, call.idempotencyKey])).toEqual([['tok-1', 'key-1'], ['tok-2', 'key-1']]);
       expect(tokens.refreshes).toEqual(['tok-1']);
       expect(h.activityLog.entries).toHaveLength(1);
     });

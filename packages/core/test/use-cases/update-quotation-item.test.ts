@@ -17,7 +17,7 @@ describe('update or delete quotation item (operation B)', () => {
     ])('%s', async (_, pairs, payload) => {
       const h = harness();
       await h.item(pairs);
-      expect(h.upstream.calls).toEqual([{ path: PATH, payload, token: 'secret-token' }]);
+      expect(h.upstream.calls).toEqual([{ path: PATH, payload, token: 'secret-token', idempotencyKey: 'key-1' }]);
       expect(Object.keys(h.upstream.calls[0]?.payload ?? {})).toEqual(Object.keys(payload));
     });
   });

@@ -1,0 +1,116 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { freePort, nginxAvailable } from './support/nginx-chain.js';
+import { FIELD_PATH, ITEM_PATH, form, startService, type TestService } from './support/service.js';
+
+const PROXY_CONF = fileURLToPath(new URL('../../../deploy/cotizaciones-proxy.conf', import.meta.url));
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+// The contract's "Upstream": every call carries Idempotency-Key, one per change, never chosen by a client.
+describe('Idempotency-Key on the upstream call', () => {
+  const cleanup: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const step of cleanup.splice(0).reverse()) await step();
+  });
+  async function service(env: Record<string, string> = {}): Promise<TestService> {
+    const svc = await startService(env);
+    cleanup.push(() => svc.close());
+    return svc;
+  }
+  const keys = (svc: TestService) => svc.stub.received.map((request) => request.headers['idempotency-key']);
+
+  it('is the request id the service made, a new one for each change, on both endpoints', async () => {
+    const svc = await service();
+    const cookie = await svc.signIn();
+    const answers = [
+      await svc.post(FIELD_PATH, form({ id: '12', field: 'estado', value: 'x' }), { cookie }),
+      await svc.post(FIELD_PATH, form({ id: '12', field: 'estado', value: 'x' }), { cookie }),
+      await svc.post(ITEM_PATH, form({ id: '3', delete: '' }), { cookie }),
+    ];
+    expect(keys(svc)).toEqual(answers.map((answer) => answer.headers.get('x-request-id')));
+    expect(keys(svc).every((key) => UUID.test(key as string))).toBe(true);
+    expect(new Set(keys(svc)).size).toBe(3);
+  });
+
+  it('is never an id the client sent straight to the service (TRUST_PROXY=0): that one is only logged', async () => {
+    const svc = await service();
+    const cookie = await svc.signIn();
+    for (let i = 0; i < 2; i += 1) {
+      const answer = await svc.post(FIELD_PATH, form({ id: '12', field: 'estado', value: 'x' }), { cookie, headers: { 'x-request-id': 'chosen-by-client' } });
+      expect(answer.headers.get('x-request-id')).toBe('chosen-by-client');
+    }
+    expect(keys(svc)).toHaveLength(2);
+    expect(keys(svc).every((key) => UUID.test(key as string))).toBe(true);
+    expect(keys(svc)[0]).not.toBe(keys(svc)[1]);
+  });
+
+  it('is the request id a trusted proxy set (TRUST_PROXY=1)', async () => {
+    const svc = await service({ TRUST_PROXY: '1' });
+    const cookie = await svc.signIn();
+    await svc.post(FIELD_PATH, form({ id: '12', field: 'estado', value: 'x' }), { cookie, headers: { 'x-request-id': '0f3c9a7d5e2b41c8a6d4e2f1b3c5d7e9' } });
+    expect(keys(svc)).toEqual(['0f3c9a7d5e2b41c8a6d4e2f1b3c5d7e9']);
+  });
+
+  it.skipIf(!nginxAvailable)("behind nginx with deploy/cotizaciones-proxy.conf, is nginx's $request_id, whatever the client sent", async () => {
+    const svc = await service({ TRUST_PROXY: '1' });
+    const nginx = await startNginx(Number(new URL(svc.url).port));
+    cleanup.push(() => nginx.stop());
+    const cookie = await svc.signIn();
+    const answers = [];
+    for (let i = 0; i < 2; i += 1) {
+      const answer = await fetch(`${nginx.url}${FIELD_PATH}`, {
+        method: 'POST',
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', 'x-request-id': 'chosen-by-client' },
+        body: form({ id: '12', field: 'estado', value: 'x' }),
+      });
+      expect(await answer.text()).toBe('{"ok":true}');
+      answers.push(answer.headers.get('x-request-id'));
+    }
+    expect(keys(svc)).toEqual(answers);
+    expect(keys(svc).every((key) => /^[0-9a-f]{32}$/.test(key as string))).toBe(true);
+    expect(keys(svc)[0]).not.toBe(keys(svc)[1]);
+  });
+});
+
+/** One nginx in front of the service, proxying as the repository's deploy/cotizaciones-proxy.conf says. */
+async function startNginx(servicePort: number) {
+  const dir = mkdtempSync(join(tmpdir(), 'nginx-key-'));
+  const port = await freePort();
+  writeFileSync(join(dir, 'cotizaciones-proxy.conf'), readFileSync(PROXY_CONF));
+  writeFileSync(
+    join(dir, 'nginx.conf'),
+    `daemon off; master_process off; pid ${dir}/nginx.pid; error_log ${dir}/error.log;
+    events {}
+    http {
+      access_log off;
+      client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy; fastcgi_temp_path ${dir}/fastcgi;
+      uwsgi_temp_path ${dir}/uwsgi; scgi_temp_path ${dir}/scgi;
+      upstream cotizaciones_service { server 127.0.0.1:${servicePort}; keepalive 4; }
+      server { listen 127.0.0.1:${port}; location / { include ${dir}/cotizaciones-proxy.conf; } }
+    }`,
+  );
+  const child = spawn('nginx', ['-p', dir, '-c', join(dir, 'nginx.conf'), '-e', join(dir, 'error.log')], { stdio: 'ignore' });
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i += 1) {
+    const up = await fetch(`${url}/healthz`).then(
+      () => true,
+      () => false,
+    );
+    if (up) break;
+    if (i > 400 || child.exitCode !== null) throw new Error(`nginx did not start: ${readFileSync(join(dir, 'error.log'), 'utf8')}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  return {
+    url,
+    async stop() {
+      child.kill('SIGTERM');
+      if (child.exitCode === null) await once(child, 'exit');
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
