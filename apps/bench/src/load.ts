@@ -15,6 +15,8 @@ export interface LoadResult {
   readonly p50: number;
   readonly p99: number;
   readonly p999: number;
+  /** The slowest answer (ms): with every connection opened at once, what the last one accepted waited. */
+  readonly max: number;
   readonly errors: number;
   readonly non2xx: number;
   /** Responses whose body was not exactly {"ok":true}. */
@@ -55,6 +57,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     p50: result.latency.p50,
     p99: result.latency.p99,
     p999: result.latency.p99_9,
+    max: result.latency.max,
     errors: result.errors + result.timeouts,
     non2xx: result.non2xx,
     wrongBodies,

@@ -27,6 +27,8 @@ export interface PeakMemory {
   readonly connections: number;
   readonly peakRssMb: number;
   readonly rps: number;
+  /** The slowest answer, ms: the connections are all opened at once. */
+  readonly maxMs: number;
   readonly problems: string[];
 }
 
@@ -73,9 +75,9 @@ export function toMarkdown(report: BenchReport): string {
     ),
   ];
   if (report.peakMemory.length) {
-    lines.push('', '| peak memory run | connections | req/s | peak RSS MB | checks |', '|---|---|---|---|---|');
+    lines.push('', '| peak memory run (connections opened at once) | connections | req/s | slowest answer ms | peak RSS MB | checks |', '|---|---|---|---|---|---|');
     for (const m of report.peakMemory) {
-      lines.push(`| ${m.target} | ${m.connections} | ${fixed(m.rps)} | ${fixed(m.peakRssMb, 1)} | ${m.problems.length ? m.problems.join('; ') : 'ok'} |`);
+      lines.push(`| ${m.target} | ${m.connections} | ${fixed(m.rps)} | ${fixed(m.maxMs)} | ${fixed(m.peakRssMb, 1)} | ${m.problems.length ? m.problems.join('; ') : 'ok'} |`);
     }
   }
   if (report.soak) {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
+import type { ActivityLogStats } from '@cotizaciones/adapters';
 import { ConfigError, createLog, loadRuntimeConfig, onStopSignals, openAdapters, upstreamTarget } from '@cotizaciones/runtime';
 import { applyLines } from './apply-lines.js';
 import { USAGE, type ApplyArgs } from './cli-args.js';
@@ -7,13 +8,16 @@ import { fail } from './fail.js';
 import { countLines } from './count-lines.js';
 import { openJournal } from './journal.js';
 import { dryRunner, lineRunner, type RunIdentity } from './line-runner.js';
+import { outageGuard } from './outage.js';
 import { pace } from './pace.js';
 import { progress } from './progress.js';
 import { readInput } from './read-input.js';
 import { openResultsFile } from './results-file.js';
 import { UsageError } from './usage-error.js';
+import { VERSION } from './version.js';
 
-const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+/** Rows of a dry run shown on stdout; all are in its results file. */
+const DRY_RUN_SHOWN = 50;
 /** How long the audit entries still queued at the end may take to be written. */
 const CLOSE_TIMEOUT_MS = 10_000;
 
@@ -57,29 +61,61 @@ export async function apply(args: ApplyArgs): Promise<number> {
   }
   const identity: RunIdentity = { userId: args.as, runId: journal?.runId ?? newRunId, userAgent: `cotizaciones-cli/${VERSION}` };
   const adapters = args.dryRun ? undefined : await openAdapters(config, log);
-  const results = openResultsFile(args.results);
-  process.stderr.write(`${args.dryRun ? 'dry run' : `applying as user ${identity.userId} to ${target ?? 'the built-in demo upstream'}`}; results in ${args.results}\n`);
+  // A dry run shows its first rows as they come; the rest are in the file (a million lines are not held or printed).
+  let rows = 0;
+  const results = openResultsFile(args.results, args.dryRun ? (row) => void (rows++ < DRY_RUN_SHOWN && process.stdout.write(row)) : undefined);
+  process.stderr.write(
+    `${args.dryRun ? 'dry run' : `applying as user ${identity.userId} to ${target ?? 'the built-in demo upstream'}`}; results in ${args.results}` +
+      `${results.kept ? ` (the earlier run's kept as ${results.kept})` : ''}\n`,
+  );
+  // The same command: a rerun skips what the journal says was applied and goes on with the rest.
+  const resume = `to resume, run: cotizaciones ${process.argv.slice(2).map(shellQuote).join(' ')}`;
 
   const stop = new AbortController();
   onStopSignals(
     (signal) => {
-      process.stderr.write(`\n${signal}: no new line starts; finishing the lines in flight and writing the audit entries\n`);
+      process.stderr.write(`\n${signal}: no new line starts; finishing the lines in flight and writing the audit entries\n${resume}\n`);
       stop.abort();
     },
     (signal) => {
-      process.stderr.write(`\n${signal} again: stopping now; lines in flight may or may not be applied (a rerun sends them again)\n`);
+      process.stderr.write(`\n${signal} again: stopping now; lines in flight may or may not be applied (a rerun sends them again, with the same idempotency keys)\n${resume}\n`);
       // Audit entries still queued go to the dead-letter file rather than being lost.
       void Promise.race([adapters?.close(0), new Promise((resolve) => setTimeout(resolve, 2_000))]).finally(() => process.exit(1));
     },
   );
 
+  const run = adapters ? lineRunner(adapters.deps, identity) : dryRunner(identity);
+  let gaveUp = false;
+  const outage = outageGuard(run, {
+    maxWaitMs: args.maxWaitMs,
+    signal: stop.signal,
+    onOutage: (state) =>
+      process.stderr.write(
+        state.down
+          ? `\nthe upstream cannot be reached (${state.message}): nothing was sent; waiting up to ${args.maxWaitMs / 1000} s, no new line starts meanwhile\n`
+          : `\nthe upstream answers again after ${(state.waitedMs / 1000).toFixed(1)} s: going on\n`,
+      ),
+    onGiveUp: () => {
+      gaveUp = true;
+      process.stderr.write(`\nthe upstream could not be reached for ${args.maxWaitMs / 1000} s: stopping (the lines waiting are not sent)\n${resume}\n`);
+      stop.abort();
+    },
+  });
+  const paced = pace(args.rate);
   const total = (await countLines(args.file)) - (/\.(ndjson|jsonl)$/i.test(args.file) ? 0 : 1);
   let summary;
   try {
     summary = await applyLines(
       readInput(args.file),
-      { concurrency: args.concurrency, pace: pace(args.rate), signal: stop.signal },
-      { run: adapters ? lineRunner(adapters.deps, identity) : dryRunner(identity), journal, results, progress: progress(process.stderr, total) },
+      {
+        concurrency: args.concurrency,
+        pace: async () => {
+          await outage.clear();
+          await paced();
+        },
+        signal: stop.signal,
+      },
+      { run: outage.run, journal, results, progress: progress(process.stderr, total) },
     );
   } finally {
     // Whatever stopped the run (a bad header is found before any line is sent), what was applied is audited.
@@ -89,11 +125,30 @@ export async function apply(args: ApplyArgs): Promise<number> {
   }
 
   const counts = Object.entries(summary.counts).filter(([, count]) => count > 0);
+  const audit = adapters ? unwrittenAudit(adapters.deps.activityLog.stats()) : { setAside: 0, lost: 0 };
   process.stdout.write(
     `${args.dryRun ? 'dry run' : `run ${identity.runId} as user ${identity.userId}`}: ` +
       `${counts.map(([name, count]) => `${count} ${name}`).join(', ') || 'no line'}` +
-      `${summary.interrupted ? '; interrupted: run the same command again to go on' : ''}; results in ${args.results}\n`,
+      `${summary.interrupted ? `; ${gaveUp ? 'stopped: the upstream could not be reached' : 'interrupted'}` : ''}; results in ${args.results}\n`,
   );
-  if (args.dryRun) for (const line of readFileSync(args.results, 'utf8').split('\n').slice(1)) if (line) process.stdout.write(`${line}\n`);
+  if (audit.setAside + audit.lost > 0) {
+    process.stdout.write(
+      `audit: ${audit.setAside} entr${audit.setAside === 1 ? 'y' : 'ies'} could not be written to the activity log and ${audit.setAside === 1 ? 'was' : 'were'} set aside in ${config.activityLogDeadLetter}` +
+        `${audit.lost ? `; ${audit.lost} could not be set aside either (see the log above)` : ''}; once the log is back: cotizaciones replay-dead-letter ${shellQuote(config.activityLogDeadLetter)}\n`,
+    );
+  }
+  if (summary.interrupted) process.stdout.write(`${resume}\n`);
+  if (rows > DRY_RUN_SHOWN) process.stdout.write(`… ${rows - DRY_RUN_SHOWN} more in ${args.results}\n`);
+  if (audit.setAside + audit.lost > 0) return 3;
   return summary.allSucceeded ? 0 : 1;
+}
+
+/** Audit entries of this run that are not in the activity log: set aside in the dead-letter file, or lost. */
+function unwrittenAudit(stats: ActivityLogStats): { setAside: number; lost: number } {
+  return { setAside: stats.deadLettered + stats.spilled, lost: stats.dropped + stats.deadLetterFailed + stats.deadLetterDropped };
+}
+
+/** An argument as a POSIX shell reads it back. */
+function shellQuote(arg: string): string {
+  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", "'\\''")}'`;
 }

@@ -3,6 +3,7 @@ import { UsageError } from './usage-error.js';
 
 export const USAGE = `usage: cotizaciones apply <file.csv|file.ndjson> --as <user id> [options]
        cotizaciones replay-dead-letter [file]
+       cotizaciones --help | --version
 
   --as <user id>       the user the changes are made and audited as (required)
   --dry-run            print the request each line would send; nothing is sent, the results go to <file>.dry-run.csv
@@ -11,6 +12,8 @@ export const USAGE = `usage: cotizaciones apply <file.csv|file.ndjson> --as <use
   --rate <n>           at most n lines started per second (default: no limit)
   --results <file>     one row per line: line,outcome,message (default: <file>.results.csv)
   --journal <file>     lines already applied, skipped by a rerun (default: <file>.journal)
+  --max-wait <s>       how long to wait, with backoff, while the upstream cannot be reached (nothing
+                       sent) before stopping; the run can then be resumed (default 60)
 
 replay-dead-letter writes the entries of the activity log's dead-letter file
 (default: ACTIVITY_LOG_DEAD_LETTER) to the activity log, keeping in the file
@@ -18,8 +21,11 @@ only those still refused.
 
 The upstream, its token and the activity log come from the same environment
 variables as the server (UPSTREAM_BASE_URL, UPSTREAM_TOKEN, ACTIVITY_LOG_URL, …).
-Exit code: 0 every line (every entry) succeeded, 1 some did not, 2 a usage or
-configuration error.`;
+Exit code: 0 every line (every entry) succeeded; 1 some did not, or the run
+was interrupted (run the same command again to go on); 2 a usage or
+configuration error; 3 every line was done but some audit entries could not be
+written: they are in the dead-letter file the summary names (replay-dead-letter
+writes them once the activity log is back).`;
 
 export interface ApplyArgs {
   readonly command: 'apply';
@@ -31,6 +37,7 @@ export interface ApplyArgs {
   readonly rate: number | undefined;
   readonly results: string;
   readonly journal: string;
+  readonly maxWaitMs: number;
 }
 
 export interface ReplayArgs {
@@ -39,7 +46,7 @@ export interface ReplayArgs {
   readonly file: string | undefined;
 }
 
-export type CliArgs = ApplyArgs | ReplayArgs;
+export type CliArgs = ApplyArgs | ReplayArgs | { readonly command: 'help' | 'version' };
 
 export function parseCliArgs(argv: readonly string[]): CliArgs {
   let parsed;
@@ -55,12 +62,17 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
         rate: { type: 'string' },
         results: { type: 'string' },
         journal: { type: 'string' },
+        'max-wait': { type: 'string', default: '60' },
+        help: { type: 'boolean', short: 'h', default: false },
+        version: { type: 'boolean', default: false },
       },
     });
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
   const { values, positionals } = parsed;
+  if (values.help) return { command: 'help' };
+  if (values.version) return { command: 'version' };
   const [command, file, ...rest] = positionals;
   if (command !== 'apply' && command !== 'replay-dead-letter') {
     throw new UsageError(command === undefined ? 'no command given' : `unknown command ${JSON.stringify(command)}`);
@@ -83,6 +95,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     rate: values.rate === undefined ? undefined : positive('--rate', values.rate, 100_000),
     results: values.results ?? (values['dry-run'] ? `${file}.dry-run.csv` : `${file}.results.csv`),
     journal: values.journal ?? `${file}.journal`,
+    maxWaitMs: positive('--max-wait', values['max-wait'], 86_400) * 1000,
   };
 }
 

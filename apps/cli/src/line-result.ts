@@ -1,4 +1,4 @@
-import type { OutcomeKind } from '@cotizaciones/core';
+import type { FailureCode, OutcomeKind } from '@cotizaciones/core';
 
 /** What became of one line, as the results file and the summary say it. */
 export type LineOutcome = 'ok' | 'rejected' | 'failed' | 'invalid' | 'malformed' | 'skipped' | 'dry-run';
@@ -8,6 +8,8 @@ export interface LineResult {
   readonly outcome: LineOutcome;
   /** The reply's message, the reason a line was malformed, or in a dry run the request it would send. */
   readonly message: string;
+  /** Why a line failed, in the core's vocabulary (not written to the results file). */
+  readonly code?: FailureCode;
 }
 
 /** The core's outcome in the tool's words: whether a rerun can help is what operations staff need to know. */

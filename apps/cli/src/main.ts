@@ -5,6 +5,7 @@ import { parseCliArgs, USAGE, type CliArgs, type ReplayArgs } from './cli-args.j
 import { fail } from './fail.js';
 import { replayDeadLetter } from './replay-dead-letter.js';
 import { UsageError } from './usage-error.js';
+import { VERSION } from './version.js';
 
 /** `cotizaciones replay-dead-letter`: only the activity log's variables are read. */
 async function replay(args: ReplayArgs): Promise<number> {
@@ -27,7 +28,18 @@ async function main(): Promise<number> {
     if (error instanceof UsageError) return fail(2, [`cotizaciones: ${error.message}`, '', USAGE]);
     throw error;
   }
-  return args.command === 'apply' ? apply(args) : replay(args);
+  switch (args.command) {
+    case 'help':
+      process.stdout.write(`${USAGE}\n`);
+      return 0;
+    case 'version':
+      process.stdout.write(`cotizaciones ${VERSION}\n`);
+      return 0;
+    case 'apply':
+      return apply(args);
+    case 'replay-dead-letter':
+      return replay(args);
+  }
 }
 
 main().then(

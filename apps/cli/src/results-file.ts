@@ -1,4 +1,5 @@
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, openSync, renameSync, writeSync } from 'node:fs';
+import { extname } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import type { LineResult } from './line-result.js';
 
@@ -8,11 +9,28 @@ export interface ResultsFile {
   close(): void;
 }
 
-export function openResultsFile(path: string): ResultsFile {
-  const fd = openSync(path, 'w');
+/**
+ * Opens `path` for this run's results. An earlier run's file there is kept, renamed to the first
+ * free `<name>.1.csv`, `<name>.2.csv`…: the newest results are always at `path`. Returns the name
+ * the earlier file got, if any. `onRow` sees each row as written (a dry run shows the first ones).
+ */
+export function openResultsFile(path: string, onRow?: (row: string) => void): ResultsFile & { readonly kept: string | undefined } {
+  let kept: string | undefined;
+  if (existsSync(path)) {
+    const ext = extname(path);
+    const stem = path.slice(0, path.length - ext.length);
+    for (let n = 1; kept === undefined; n += 1) if (!existsSync(`${stem}.${n}${ext}`)) kept = `${stem}.${n}${ext}`;
+    renameSync(path, kept);
+  }
+  const fd = openSync(path, 'wx');
   writeSync(fd, 'line,outcome,message\n');
   return {
-    write: ({ line, outcome, message }) => void writeSync(fd, stringify([[line, outcome, message]])),
+    kept,
+    write: ({ line, outcome, message }) => {
+      const row = stringify([[line, outcome, message]]);
+      writeSync(fd, row);
+      onRow?.(row);
+    },
     close: () => closeSync(fd),
   };
 }

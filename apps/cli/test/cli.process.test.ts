@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +29,39 @@ async function cli(args: string[], env: Record<string, string>, whenStarted?: (c
   if (whenStarted) whenStarted(child);
   const [code] = (await once(child, 'exit')) as [number | null];
   return { code, stdout, stderr };
+}
+
+/** A TCP forwarder to `target` that can be taken down (connections refused, open ones cut) and brought back on the same port. */
+async function switchable(target: string) {
+  const { hostname, port } = new URL(target);
+  const open = new Set<Socket>();
+  let server: Server | undefined;
+  let listenPort = 0;
+  const up = async () => {
+    server = createServer((client) => {
+      const upstream = createConnection(Number(port), hostname);
+      for (const socket of [client, upstream]) {
+        open.add(socket);
+        socket.on('close', () => open.delete(socket));
+        socket.on('error', () => undefined);
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    server.listen(listenPort, '127.0.0.1');
+    await once(server, 'listening');
+    listenPort = (server.address() as { port: number }).port;
+  };
+  await up();
+  return {
+    url: `http://127.0.0.1:${listenPort}`,
+    up,
+    async down() {
+      const closed = server ? once(server, 'close') : Promise.resolve();
+      server?.close();
+      for (const socket of open) socket.destroy();
+      await closed;
+    },
+  };
 }
 
 const until = async (check: () => boolean, withinMs = 10_000) => {
@@ -134,6 +168,81 @@ describe('cotizaciones apply (the built CLI against a stub upstream over HTTP)',
     expect(keys()[4]).not.toBe(second);
   });
 
+  it('an upstream that cannot be reached mid-run: lines wait with backoff and go on when it is back; only lines cut mid-request fail', async () => {
+    const gate = await switchable(stub.url);
+    stub.answer({ json: { ok: true }, delayMs: 5 });
+    const input = file('outage.csv', `operation,id,field,value\n${Array.from({ length: 200 }, (_, i) => `quotation,${i + 1},estado,x`).join('\n')}\n`);
+    let down = false;
+    const ran = await cli(['apply', input, '--as', '5', '--concurrency', '4'], { ...env, UPSTREAM_BASE_URL: gate.url }, (child) => {
+      let stderr = '';
+      child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      void until(() => stub.received.length >= 20)
+        .then(async () => {
+          await gate.down();
+          down = true;
+          await until(() => stderr.includes('cannot be reached'));
+          // A few backoff rounds while refused.
+          await new Promise((resolve) => setTimeout(resolve, 1_500));
+          await gate.up();
+        });
+    });
+    expect(down).toBe(true);
+    expect(ran.stderr).toContain('nothing was sent; waiting up to 60 s');
+    expect(ran.stderr).toMatch(/the upstream answers again after \d+\.\d s: going on/);
+    const resultRows = readFileSync(`${input}.results.csv`, 'utf8').trim().split('\n').slice(1);
+    const failed = resultRows.filter((row) => row.includes(',failed,'));
+    // Only the lines whose connection was cut mid-request may have failed: at most --concurrency.
+    expect(failed.length).toBeLessThanOrEqual(4);
+    expect(resultRows).toHaveLength(200);
+    expect(resultRows.length - failed.length).toBe(resultRows.filter((row) => row.includes(',ok,')).length);
+    expect(ran.code).toBe(failed.length ? 1 : 0);
+  });
+
+  it('an upstream unreachable past --max-wait: the run stops (exit 1) with the lines waiting not sent and the command to resume; the rerun finishes', async () => {
+    const gate = await switchable(stub.url);
+    await gate.down();
+    const input = file('down.csv', `operation,id,field,value\n${Array.from({ length: 30 }, (_, i) => `quotation,${i + 1},estado,x`).join('\n')}\n`);
+    const ran = await cli(['apply', input, '--as', '5', '--concurrency', '3', '--max-wait', '1'], { ...env, UPSTREAM_BASE_URL: gate.url });
+    expect(ran.code).toBe(1);
+    expect(ran.stderr).toContain('the upstream could not be reached for 1 s: stopping');
+    expect(ran.stderr).toContain(`to resume, run: cotizaciones apply ${input} --as 5 --concurrency 3 --max-wait 1`);
+    expect(ran.stdout).toContain('stopped: the upstream could not be reached');
+    const resultRows = readFileSync(`${input}.results.csv`, 'utf8').trim().split('\n').slice(1);
+    expect(resultRows.length).toBeLessThanOrEqual(3);
+    expect(resultRows.every((row) => row.includes(',failed,') && row.includes('not sent: the upstream could not be reached'))).toBe(true);
+    expect(stub.received).toHaveLength(0);
+
+    await gate.up();
+    const rerun = await cli(['apply', input, '--as', '5', '--concurrency', '3', '--max-wait', '1'], { ...env, UPSTREAM_BASE_URL: gate.url });
+    expect(rerun.code).toBe(0);
+    expect(stub.received).toHaveLength(30);
+    // The earlier run's results are kept beside the new ones.
+    expect(readFileSync(`${input}.results.1.csv`, 'utf8')).toContain('not sent');
+    await gate.down();
+  });
+
+  it('an activity log that cannot be reached: every line applied, its entries set aside, said in the summary, exit 3', async () => {
+    const input = file('audit.csv', 'operation,id,field,value\nquotation,1,estado,x\nquotation,2,estado,x\n');
+    const dead = join(dir, 'dead.jsonl');
+    const ran = await cli(['apply', input, '--as', '5'], { ...env, ACTIVITY_LOG_URL: 'postgres://nobody@127.0.0.1:1/none', ACTIVITY_LOG_DEAD_LETTER: dead });
+    expect(ran.code).toBe(3);
+    expect(ran.stdout).toContain('2 ok');
+    expect(ran.stdout).toContain(`audit: 2 entries could not be written to the activity log and were set aside in ${dead}`);
+    expect(ran.stdout).toContain(`cotizaciones replay-dead-letter ${dead}`);
+    expect(readFileSync(dead, 'utf8').trim().split('\n')).toHaveLength(2);
+  }, 30_000);
+
+  it('--help prints the usage on stdout and --version the version, exit 0', async () => {
+    const help = await cli(['--help'], env);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('usage: cotizaciones apply');
+    expect(help.stdout).toContain('--max-wait');
+    expect((await cli(['-h'], env)).stdout).toBe(help.stdout);
+    const version = await cli(['--version'], env);
+    expect(version.code).toBe(0);
+    expect(version.stdout).toMatch(/^cotizaciones \d+\.\d+\.\d+\n$/);
+  });
+
   it('--dry-run prints the request each line would send and sends and writes nothing', async () => {
     const input = file('dry.csv', 'operation,id,field,value,idEmpresa,idUsuario\nquotation,5,benef_emp,,9,3\nquotation,6,estado,x,,\n');
     const ran = await cli(['apply', input, '--as', '7', '--dry-run'], env);
@@ -223,8 +332,8 @@ describe('cotizaciones apply (the built CLI against a stub upstream over HTTP)',
     await cli(['apply', input, '--as', '9', '--concurrency', '1'], env, (child) => {
       void until(() => stub.received.length >= 5).then(() => child.kill('SIGKILL'));
     });
-    // The first line says which upstream the journal is for.
-    const journaled = readFileSync(`${input}.journal`, 'utf8').split('\n').filter(Boolean).length - 1;
+    // The header lines (#) say which upstream the journal is for and which run it is.
+    const journaled = readFileSync(`${input}.journal`, 'utf8').split('\n').filter((text) => text && !text.startsWith('#')).length;
     expect(journaled).toBeGreaterThanOrEqual(3);
     stub.answer({ json: { ok: true } });
     const before = stub.received.length;

@@ -17,6 +17,17 @@ describe('pace (--rate)', () => {
     expect(performance.now() - started).toBeGreaterThanOrEqual(195);
   });
 
+  it.each([100, 300, 1000])('holds --rate %i within 5 %% when every timer fires 4 ms late: each start is scheduled from the ideal time', async (rate) => {
+    let t = 0;
+    const next = pace(rate, () => t, (ms) => ((t += ms + 4), Promise.resolve()));
+    let starts = 0;
+    while (t < 10_000) {
+      await next();
+      starts += 1;
+    }
+    expect(Math.abs(starts / 10 - rate) / rate).toBeLessThan(0.05);
+  });
+
   it('without a rate, never waits', async () => {
     const next = pace(undefined);
     let resolved = false;
@@ -35,12 +46,12 @@ describe('progress', () => {
     now += 200;
     bar.update(10, counts(9, 1));
     bar.finish();
-    expect(written[0]).toBe(`\r[${'#'.repeat(15)}${' '.repeat(15)}] 5/10 lines (ok 4, failed 1)\x1b[K`);
+    expect(written[0]).toBe(`\r[${'#'.repeat(15)}${' '.repeat(15)}] 5/10 lines (ok 4, failed 1), 0.0/s, 0:00 elapsed\x1b[K`);
     expect(written[1]).toContain(`[${'#'.repeat(30)}] 10/10 lines (ok 9, failed 1)`);
     expect(written.at(-1)).toBe('\n');
   });
 
-  it('elsewhere, one plain line every two seconds at most', () => {
+  it('elsewhere, one plain line every two seconds at most, with the rate, the time elapsed and an estimate of what is left', () => {
     let now = 10_000;
     const { out, written } = stream(false);
     const plain = progress(out, 100, () => now);
@@ -50,7 +61,9 @@ describe('progress', () => {
     }
     plain.finish();
     expect(written).toHaveLength(5);
-    expect(written[0]).toBe('progress: 1/100 lines (ok 1)\n');
+    expect(written[0]).toBe('progress: 1/100 lines (ok 1), 0.0/s, 0:00 elapsed\n');
+    // The rate so far, the time elapsed and what is left at that rate.
+    expect(written[1]).toBe('progress: 21/100 lines (ok 21), 11/s, 0:02 elapsed, about 0:08 left\n');
     expect(written.every((line) => line.startsWith('progress: ') && !line.includes('\r'))).toBe(true);
   });
 });

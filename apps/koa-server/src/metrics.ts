@@ -78,7 +78,7 @@ export function createMetrics(activityStats: () => ActivityLogStats): Metrics {
 }
 
 /** The `kind` label of upstream_failures_total for each of the core's upstream failures (http_status: an answer of 400 or more). */
-const FAILURE_KIND: Readonly<Record<UpstreamErrorKind, string>> = { timeout: 'timeout', connection: 'connection', 'invalid-body': 'invalid_body' };
+const FAILURE_KIND: Readonly<Record<UpstreamErrorKind, string>> = { unreachable: 'unreachable', timeout: 'timeout', connection: 'connection', 'invalid-body': 'invalid_body' };
 
 /** The upstream port, timed and counted: a decorator, so every client is measured the same way. */
 export function measuredUpstream(upstream: Upstream, metrics: Metrics): Upstream {

@@ -51,11 +51,17 @@ describe.each([
     expect(ports.size).toBeLessThanOrEqual(2);
   });
 
-  it('fails with connection when nothing listens', async () => {
+  it('fails with unreachable (nothing was sent) when nothing listens or the name does not resolve', async () => {
     const closed = create({ baseUrl: 'http://127.0.0.1:1', timeoutMs: 1000 });
     await expect(closed.post({ path: '/x', payload: {}, token: 't', idempotencyKey: 'k' })).rejects.toSatisfy(
-      (error) => error instanceof UpstreamError && error.kind === 'connection',
+      (error) => error instanceof UpstreamError && error.kind === 'unreachable' && error.code === 'UPSTREAM_UNREACHABLE' && error.message.startsWith('ECONNREFUSED'),
     );
     closed.close();
+    // .invalid never resolves (RFC 6761).
+    const unknown = create({ baseUrl: 'http://no-such-host.invalid', timeoutMs: 5000 });
+    await expect(unknown.post({ path: '/x', payload: {}, token: 't', idempotencyKey: 'k' })).rejects.toSatisfy(
+      (error) => error instanceof UpstreamError && error.kind === 'unreachable' && /^(ENOTFOUND|EAI_AGAIN)/.test(error.message),
+    );
+    unknown.close();
   });
 });

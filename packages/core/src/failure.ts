@@ -10,6 +10,8 @@ export type FailureCode =
   | 'TOKEN_UNAVAILABLE'
   /** The upstream refused the token (401): the change was not applied. */
   | 'TOKEN_REJECTED'
+  /** No connection to the upstream could be made: nothing was sent, so a retry is safe. */
+  | 'UPSTREAM_UNREACHABLE'
   /** No answer from the upstream within the time limit. */
   | 'UPSTREAM_TIMEOUT'
   /** The upstream refused, reset or dropped the connection before a whole answer arrived. */

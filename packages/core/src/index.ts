@@ -26,6 +26,7 @@ export { SessionUnavailableError, type Session, type SessionUser } from './ports
 export {
   DEFAULT_MAX_RESPONSE_BYTES,
   parseUpstreamBody,
+  upstreamConnectionError,
   upstreamTooLarge,
   UpstreamError,
   type Upstream,

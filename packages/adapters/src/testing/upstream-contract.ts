@@ -87,9 +87,10 @@ export function testUpstream(name: string, createHarness: () => Promise<Upstream
       ['an HTML error page', { status: 500, text: '<html><body>Internal Server Error</body></html>', contentType: 'text/html' }],
       ['a 200 that is not JSON', { text: 'OK' }],
       ['an empty body', { text: '' }],
-    ])('fails with invalid-body on %s', async (_, scenario) => {
+    ])('fails with invalid-body on %s, naming the HTTP status', async (_, scenario) => {
       harness.answer(scenario);
       await expect(harness.upstream.post(request)).rejects.toSatisfy(isUpstreamError('invalid-body'));
+      await expect(harness.upstream.post(request)).rejects.toThrow(`upstream answered HTTP ${'status' in scenario ? scenario.status : 200} with a body that is not JSON`);
     });
 
     it.each([

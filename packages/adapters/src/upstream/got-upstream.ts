@@ -1,7 +1,7 @@
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import got, { RequestError, TimeoutError } from 'got';
-import { DEFAULT_MAX_RESPONSE_BYTES, parseUpstreamBody, upstreamTooLarge, UpstreamError } from '@cotizaciones/core';
+import { DEFAULT_MAX_RESPONSE_BYTES, parseUpstreamBody, upstreamConnectionError, upstreamTooLarge, UpstreamError } from '@cotizaciones/core';
 import type { ClosableUpstream, UpstreamClientOptions } from './upstream-client-options.js';
 
 /** The upstream over HTTP with got: one keep-alive agent, one total time limit, no retries, no redirects. */
@@ -49,7 +49,7 @@ export function gotUpstream(options: UpstreamClientOptions): ClosableUpstream {
         if (oversized) throw upstreamTooLarge(maxBytes);
         // got's errors carry the request options (and so the token): keep only the message.
         if (error instanceof TimeoutError) throw new UpstreamError('timeout', error.message);
-        if (error instanceof RequestError) throw new UpstreamError('connection', `${error.code}: ${error.message}`);
+        if (error instanceof RequestError) throw upstreamConnectionError(error.code, error.message);
         throw error;
       }
     },

@@ -1,5 +1,5 @@
 import { Pool, errors } from 'undici';
-import { DEFAULT_MAX_RESPONSE_BYTES, parseUpstreamBody, upstreamTooLarge, UpstreamError, type UpstreamRequest, type UpstreamReply } from '@cotizaciones/core';
+import { DEFAULT_MAX_RESPONSE_BYTES, parseUpstreamBody, upstreamConnectionError, upstreamTooLarge, UpstreamError, type UpstreamRequest, type UpstreamReply } from '@cotizaciones/core';
 import type { ClosableUpstream, UpstreamClientOptions } from './upstream-client-options.js';
 import { Deadline } from './deadline.js';
 
@@ -86,7 +86,7 @@ function asUpstreamError(error: unknown): Error {
   }
   if (error instanceof errors.UndiciError || (error instanceof Error && 'code' in error)) {
     const code = (error as { code?: unknown }).code;
-    return new UpstreamError('connection', `${typeof code === 'string' ? code : 'error'}: ${error.message}`);
+    return upstreamConnectionError(typeof code === 'string' ? code : 'error', error.message);
   }
   return error instanceof Error ? error : new Error(String(error));
 }

@@ -35,13 +35,21 @@ export function parseUpstreamBody(text: string, status: number): unknown {
     return JSON.parse(text) as unknown;
   } catch {
     if (status === 401) return undefined;
-    throw new UpstreamError('invalid-body', `upstream body is not JSON (${text.length} chars)`);
+    throw new UpstreamError('invalid-body', `upstream answered HTTP ${status} with a body that is not JSON (${text.length} chars)`);
   }
 }
 
 /** The failure of an answer larger than a client reads. */
 export function upstreamTooLarge(maxBytes: number): UpstreamError {
   return new UpstreamError('invalid-body', `upstream answer larger than ${maxBytes} bytes`);
+}
+
+/** Connection errors that happen before a connection exists, so before any byte of a request was sent. */
+const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+/** A client's connection error, by its system code: `unreachable` when nothing was sent, else `connection`. */
+export function upstreamConnectionError(code: string, message: string): UpstreamError {
+  return new UpstreamError(NOT_CONNECTED.has(code) ? 'unreachable' : 'connection', `${code}: ${message}`);
 }
 
 /** The upstream quotation API. */
@@ -51,6 +59,8 @@ export interface Upstream {
 }
 
 export type UpstreamErrorKind =
+  /** No connection could be made (refused, name not resolved, no route): nothing was sent. */
+  | 'unreachable'
   /** No answer within the time limit. */
   | 'timeout'
   /** Refused, reset or dropped before a whole answer arrived. */
@@ -58,9 +68,12 @@ export type UpstreamErrorKind =
   /** An answer whose body is not JSON (or too large to read). */
   | 'invalid-body';
 
-const CODES = { timeout: 'UPSTREAM_TIMEOUT', connection: 'UPSTREAM_CONNECTION', 'invalid-body': 'UPSTREAM_INVALID_BODY' } as const;
+const CODES = { unreachable: 'UPSTREAM_UNREACHABLE', timeout: 'UPSTREAM_TIMEOUT', connection: 'UPSTREAM_CONNECTION', 'invalid-body': 'UPSTREAM_INVALID_BODY' } as const;
 
-/** Why the upstream gave no usable answer. The change may or may not have been applied. */
+/**
+ * Why the upstream gave no usable answer. The change may or may not have been applied, except when
+ * `kind` is `unreachable`: then nothing was sent.
+ */
 export class UpstreamError extends PortFailure {
   override readonly name = 'UpstreamError';
   constructor(
