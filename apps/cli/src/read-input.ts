@@ -1,57 +1,106 @@
-import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
-import { parse, type CsvError } from 'csv-parse';
-import { COLUMNS, toInputLine, type InputLine, type MalformedLine } from './change-line.js';
+import { parse, CsvError } from 'csv-parse/sync';
+import { COLUMNS, toInputLine, type InputLine } from './change-line.js';
+import { rawLines } from './raw-lines.js';
 import { UsageError } from './usage-error.js';
 
-const MAX_RECORD_BYTES = 1024 * 1024;
+/** No request body is larger: a longer line is malformed, and never held whole. */
+const MAX_LINE_BYTES = 1024 * 1024;
+const BOM = '\uFEFF';
 
-/** The lines of a change file, in order: NDJSON for `.ndjson`/`.jsonl`, CSV with a header row otherwise. */
-export function readInput(path: string): AsyncGenerator<InputLine> {
-  return /\.(ndjson|jsonl)$/i.test(path) ? readNdjson(path) : readCsv(path);
-}
-
-async function* readNdjson(path: string): AsyncGenerator<InputLine> {
-  let line = 0;
-  for await (const text of createInterface({ input: createReadStream(path), crlfDelay: Infinity })) {
-    line += 1;
-    if (text.trim() === '') continue;
-    let record: unknown;
-    try {
-      record = JSON.parse(text);
-    } catch {
-      yield { line, problem: 'not valid JSON' };
+/**
+ * The lines of a change file, in order: NDJSON for `.ndjson`/`.jsonl`, CSV with a header row
+ * otherwise. Every non-empty line is one change or one malformed line, whatever the others hold:
+ * bytes that are not UTF-8, a byte-order mark past the file's start, a line over the bound, a
+ * quote not closed on its line (a CSV cell never spans lines), or an NDJSON number that would not
+ * be sent as written.
+ */
+export async function* readInput(path: string): AsyncGenerator<InputLine> {
+  const ndjson = /\.(ndjson|jsonl)$/i.test(path);
+  const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+  let header: string[] | undefined;
+  for await (const raw of rawLines(path, MAX_LINE_BYTES)) {
+    const { line } = raw;
+    if ('tooLong' in raw) {
+      yield { line, problem: `the line is ${raw.tooLong} bytes long, more than ${MAX_LINE_BYTES}` };
       continue;
     }
-    if (typeof record !== 'object' || record === null || Array.isArray(record)) yield { line, problem: 'not a JSON object' };
-    else yield toInputLine(line, record as Record<string, unknown>);
+    let text: string;
+    try {
+      text = utf8.decode(raw.bytes);
+    } catch {
+      yield { line, problem: 'not valid UTF-8: save the file as UTF-8' };
+      continue;
+    }
+    if (line === 1 && text.startsWith(BOM)) text = text.slice(1);
+    if (text.includes(BOM)) {
+      yield { line, problem: 'a byte-order mark (U+FEFF) in the middle of the file: files joined together?' };
+      continue;
+    }
+    if (text.trim() === '') continue;
+    if (ndjson) yield ndjsonLine(line, text);
+    else if (header === undefined) header = checkHeader(csvCells(text, line));
+    else yield csvLine(line, text, header);
   }
 }
 
-async function* readCsv(path: string): AsyncGenerator<InputLine> {
-  // Records csv-parse cannot read (a wrong number of cells, a broken quote) are skipped and reported in order.
-  const skipped: MalformedLine[] = [];
-  const parser = createReadStream(path).pipe(
-    parse({
-      bom: true,
-      columns: (header: string[]) => checkHeader(header),
-      info: true,
-      // Files edited on different systems mix line endings.
-      record_delimiter: ['\r\n', '\n'],
-      skip_empty_lines: true,
-      skip_records_with_error: true,
-      // Bounds the memory an unclosed quote can take (it turns the rest of the file into one cell); no request body is larger.
-      max_record_size: MAX_RECORD_BYTES,
-      on_skip: (error: CsvError | undefined) => {
-        if (error) skipped.push({ line: Number(error.lines), problem: csvProblem(error) });
-      },
-    }),
-  );
-  for await (const { record, info } of parser as AsyncIterable<{ record: Record<string, string>; info: { lines: number } }>) {
-    while (skipped.length && skipped[0]!.line < info.lines) yield skipped.shift()!;
-    yield toInputLine(info.lines, record);
+function ndjsonLine(line: number, text: string): InputLine {
+  let record: unknown;
+  try {
+    record = JSON.parse(text);
+  } catch {
+    return { line, problem: 'not valid JSON' };
   }
-  yield* skipped;
+  if (typeof record !== 'object' || record === null || Array.isArray(record)) return { line, problem: 'not a JSON object' };
+  const inexact = inexactNumber(text);
+  if (inexact !== undefined) return { line, problem: `the number ${inexact} would not be sent as written: write it as a string ("${inexact}")` };
+  return toInputLine(line, record as Record<string, unknown>);
+}
+
+/**
+ * The first number in a JSON text that JavaScript would not give back as written (past 2^53, or
+ * written `1.50`, `1e3`, `-0`): parameters are sent as the text of their values, and an id must
+ * never become another id.
+ */
+function inexactNumber(text: string): string | undefined {
+  const number = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (c === 34 /* " */) {
+      // Skip the string, and its escapes.
+      for (i += 1; i < text.length && text.charCodeAt(i) !== 34; i += 1) if (text.charCodeAt(i) === 92) i += 1;
+    } else if (c === 45 || (c >= 48 && c <= 57)) {
+      number.lastIndex = i;
+      const token = number.exec(text)?.[0] ?? '';
+      if (String(Number(token)) !== token) return token;
+      i += token.length - 1;
+    }
+  }
+  return undefined;
+}
+
+function csvLine(line: number, text: string, header: string[]): InputLine {
+  let cells: string[];
+  try {
+    cells = csvCells(text, line);
+  } catch (error) {
+    if (error instanceof UsageError) return { line, problem: error.message };
+    throw error;
+  }
+  if (cells.length !== header.length) return { line, problem: `the line has ${cells.length} cells, the header ${header.length}` };
+  return toInputLine(line, Object.fromEntries(header.map((name, i) => [name, cells[i]])));
+}
+
+/** One line's cells. A quote left open is this line's problem alone: the next line is read as its own. */
+function csvCells(text: string, line: number): string[] {
+  try {
+    const records: string[][] = parse(text, { relax_column_count: true });
+    const [cells = []] = records;
+    return cells;
+  } catch (error) {
+    if (!(error instanceof CsvError)) throw error;
+    if (error.code === 'CSV_QUOTE_NOT_CLOSED') throw new UsageError(`a quote opened on line ${line} is not closed on it (a cell cannot span lines)`);
+    throw new UsageError(error.message.replace(/ on line \d+$/, ''));
+  }
 }
 
 function checkHeader(header: string[]): string[] {
@@ -59,12 +108,4 @@ function checkHeader(header: string[]): string[] {
   if (unknown.length) throw new UsageError(`unknown column ${unknown.map((name) => JSON.stringify(name)).join(', ')} (columns: ${[...COLUMNS].join(', ')})`);
   if (!header.includes('operation')) throw new UsageError('the header row has no "operation" column');
   return header;
-}
-
-function csvProblem(error: CsvError): string {
-  if (error.code === 'CSV_QUOTE_NOT_CLOSED' || error.code === 'CSV_MAX_RECORD_SIZE') {
-    return 'a quote opened here is never closed: nothing after this line was read';
-  }
-  const cells = /columns length is (\d+), got (\d+)/.exec(error.message);
-  return cells ? `the line has ${cells[2]} cells, the header ${cells[1]}` : error.message.replace(/ on line \d+$/, '');
 }

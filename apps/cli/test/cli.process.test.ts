@@ -232,6 +232,29 @@ describe('cotizaciones apply (the built CLI against a stub upstream over HTTP)',
     expect(readFileSync(dead, 'utf8').trim().split('\n')).toHaveLength(2);
   }, 30_000);
 
+  it('bad bytes, an unclosed quote, an inexact NDJSON number: each its own malformed row, never sent; every line has one row', async () => {
+    const csv = join(dir, 'bad.csv');
+    writeFileSync(
+      csv,
+      Buffer.concat([
+        Buffer.from('operation,id,field,value\nquotation,1,estado,x\nquotation,2,estado,caf'),
+        Buffer.from([0xe9]),
+        Buffer.from('\nquotation,3,estado,"open\nquotation,4,estado,y\nquotation,5,estado,z\n'),
+      ]),
+    );
+    const ran = await cli(['apply', csv, '--as', '5', '--concurrency', '1'], env);
+    expect(ran.code).toBe(1);
+    const resultRows = readFileSync(`${csv}.results.csv`, 'utf8').trim().split('\n').slice(1).sort();
+    expect(resultRows).toEqual(['2,ok,', '3,malformed,not valid UTF-8: save the file as UTF-8', '4,malformed,a quote opened on line 4 is not closed on it (a cell cannot span lines)', '5,ok,', '6,ok,']);
+    expect(stub.received.map((request) => (JSON.parse(request.body) as { id: string }).id)).toEqual(['1', '4', '5']);
+
+    const ndjson = file('big.ndjson', '{"operation":"item","id":12345678901234567890,"delete":1}\n{"operation":"item","id":"12345678901234567890","delete":1}\n');
+    stub.received.length = 0;
+    await cli(['apply', ndjson, '--as', '5'], env);
+    expect(stub.received.map((request) => request.body)).toEqual(['{"id":"12345678901234567890","delete":1}']);
+    expect(readFileSync(`${ndjson}.results.csv`, 'utf8')).toContain('1,malformed,"the number 12345678901234567890 would not be sent as written');
+  });
+
   it('--help prints the usage on stdout and --version the version, exit 0', async () => {
     const help = await cli(['--help'], env);
     expect(help.code).toBe(0);

@@ -40,11 +40,56 @@ describe('readInput', () => {
     ]);
   });
 
-  it('an unclosed quote: the lines before are read, then one malformed line says nothing after it was read', async () => {
-    const lines = await read('q.csv', 'operation,id,field,value\nquotation,1,estado,x\nquotation,2,estado,"oops\nquotation,3,estado,y\n');
+  it('an unclosed quote is its own line\'s problem: every line after it is read as its own (a cell never spans lines)', async () => {
+    const lines = await read('q.csv', 'operation,id,field,value\nquotation,1,estado,x\nquotation,2,estado,"oops\nquotation,3,estado,y\nquotation,4,estado,"closed"\n');
     expect(lines).toEqual([
       { line: 2, operation: 'quotation', params: { id: '1', field: 'estado', value: 'x' } },
-      { line: expect.any(Number) as number, problem: 'a quote opened here is never closed: nothing after this line was read' },
+      { line: 3, problem: 'a quote opened on line 3 is not closed on it (a cell cannot span lines)' },
+      { line: 4, operation: 'quotation', params: { id: '3', field: 'estado', value: 'y' } },
+      { line: 5, operation: 'quotation', params: { id: '4', field: 'estado', value: 'closed' } },
+    ]);
+  });
+
+  it.each([
+    ['a.csv', 'operation,id,field,value\n', 'quotation,1,estado,'],
+    ['a.ndjson', '', '{"operation":"quotation","id":1,"field":"estado","value":"'],
+  ])('%s: bytes that are not UTF-8 make their line malformed, never sent as U+FFFD; a BOM starts the file only', async (name, head, start) => {
+    const path = join(dir, `utf8-${name}`);
+    const end = name.endsWith('.csv') ? '' : '"}';
+    writeFileSync(
+      path,
+      Buffer.concat([
+        Buffer.from(`\uFEFF${head}${start}ok${end}\n`),
+        Buffer.from(start),
+        Buffer.from([0x63, 0x61, 0x66, 0xe9]), // "café" in Latin-1
+        Buffer.from(`${end}\n${start}\uFEFFjoined${end}\n${start}ñandú ✓${end}\n`),
+      ]),
+    );
+    const lines = [];
+    for await (const line of readInput(path)) lines.push('problem' in line ? `${line.line}: ${line.problem}` : `${line.line}: ${line.params.get('value')}`);
+    const first = head ? 2 : 1;
+    expect(lines).toEqual([
+      `${first}: ok`,
+      `${first + 1}: not valid UTF-8: save the file as UTF-8`,
+      `${first + 2}: a byte-order mark (U+FEFF) in the middle of the file: files joined together?`,
+      `${first + 3}: ñandú ✓`,
+    ]);
+  });
+
+  it('a line over 1 MiB is malformed without being held, and the next line is read', async () => {
+    const long = `{"operation":"quotation","id":1,"field":"estado","value":"${'x'.repeat(2 * 1024 * 1024)}"}`;
+    const lines = await read('long.ndjson', `${long}\n{"operation":"quotation","id":2,"field":"estado","value":"y"}\n`);
+    expect(lines).toEqual([
+      { line: 1, problem: `the line is ${long.length} bytes long, more than 1048576` },
+      { line: 2, operation: 'quotation', params: { id: '2', field: 'estado', value: 'y' } },
+    ]);
+  });
+
+  it.each(['12345678901234567890', '9007199254740993', '1.50', '1e3', '-0', '1E+2'])('NDJSON: the number %s would not be sent as written: malformed, not another id', async (number) => {
+    const lines = await read(`n${number}.ndjson`, `{"operation":"item","id":${number},"delete":1}\n{"operation":"item","id":"${number}","delete":1,"value":"a 1.50 in \\"text\\""}\n`);
+    expect(lines).toEqual([
+      { line: 1, problem: `the number ${number} would not be sent as written: write it as a string ("${number}")` },
+      { line: 2, operation: 'item', params: { id: number, delete: '1', value: 'a 1.50 in "text"' } },
     ]);
   });
 
