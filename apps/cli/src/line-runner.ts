@@ -34,23 +34,31 @@ export function lineRunner(deps: UseCaseDeps, identity: RunIdentity): (line: Cha
 
 /**
  * A dry run: the same use cases on an upstream that only remembers what it was
- * asked to send and an activity log that keeps nothing. The result's message is
- * the request the line would send.
+ * asked to send and an activity log that only notes whether it was given an entry.
+ * The result's message is the request the line would send, and what the contract
+ * would silently do with it: parameters the payload leaves out, no audit row.
  */
 export function dryRunner(identity: RunIdentity): (line: ChangeLine) => Promise<LineResult> {
   return async (line) => {
     let sent: UpstreamRequest | undefined;
+    let audited = false;
     const run = lineRunner(
       {
         upstream: { post: (request) => ((sent = request), Promise.resolve({ status: 200, body: { ok: true } })) },
         tokens: { token: () => Promise.resolve('') },
-        activityLog: { record: () => undefined, flush: () => Promise.resolve() },
+        activityLog: { record: () => void (audited = true), flush: () => Promise.resolve() },
       },
       identity,
     );
     const result = await run(line);
     if (!sent) return result;
-    return { line: line.line, outcome: 'dry-run', message: `POST ${sent.path} ${JSON.stringify(sent.payload)}` };
+    const payload = sent.payload;
+    const dropped = [...line.params.keys()].filter((name) => !(name in payload));
+    const warnings = [
+      ...(dropped.length ? [`${dropped.join(', ')} not sent with these parameters`] : []),
+      ...(audited ? [] : [`no audit row: id ${JSON.stringify(line.params.get('id'))} is not a positive integer`]),
+    ];
+    return { line: line.line, outcome: 'dry-run', message: [`POST ${sent.path} ${JSON.stringify(payload)}`, ...warnings.map((w) => `warning: ${w}`)].join('; ') };
   };
 }
 

@@ -276,6 +276,24 @@ describe('cotizaciones apply (the built CLI against a stub upstream over HTTP)',
     expect(() => readFileSync(db)).toThrow();
   });
 
+  it('--dry-run of a long file shows its first 50 rows and says where the rest are', async () => {
+    const input = file('long-dry.csv', `operation,id,field,value\n${Array.from({ length: 200 }, (_, i) => `quotation,${i + 1},estado,x`).join('\n')}\n`);
+    const ran = await cli(['apply', input, '--as', '7', '--dry-run'], env);
+    expect(ran.stdout.split('\n').filter((row) => row.includes(',dry-run,'))).toHaveLength(50);
+    expect(ran.stdout).toContain(`… 150 more in ${input}.dry-run.csv`);
+    expect(readFileSync(`${input}.dry-run.csv`, 'utf8').trim().split('\n')).toHaveLength(201);
+  });
+
+  it('--dry-run warns about what the contract silently does: a parameter not sent, an id that gets no audit row', async () => {
+    const input = file('warn.csv', 'operation,id,field,value,idEmpresa,delete\nitem,5,cantidad,3,,1\nquotation,abc,estado,x,,\nquotation,6,estado,x,9,\nquotation,7,estado,x,,\n');
+    const ran = await cli(['apply', input, '--as', '7', '--dry-run'], env);
+    expect(ran.code).toBe(0);
+    expect(ran.stdout).toContain('2,dry-run,"POST /api/cotizaciones/items/update {""id"":""5"",""delete"":1}; warning: field, value not sent with these parameters"');
+    expect(ran.stdout).toContain('3,dry-run,"POST /api/cotizaciones/update {""id"":""abc"",""field"":""estado"",""value"":""x""}; warning: no audit row: id ""abc"" is not a positive integer"');
+    expect(ran.stdout).toContain('4,dry-run,"POST /api/cotizaciones/update {""id"":""6"",""field"":""estado"",""value"":""x""}; warning: idEmpresa not sent with these parameters"');
+    expect(ran.stdout).toContain('5,dry-run,"POST /api/cotizaciones/update {""id"":""7"",""field"":""estado"",""value"":""x""}"\n');
+  });
+
   it('Ctrl-C: lines in flight finish and are audited, no new line starts, exit 1; the rerun applies only the rest', async () => {
     stub.answer({ json: { ok: true }, delayMs: 300 });
     const input = file('long.csv', `operation,id,field,value\n${Array.from({ length: 40 }, (_, i) => `quotation,${i + 1},estado,x`).join('\n')}\n`);
