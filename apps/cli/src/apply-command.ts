@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import type { ActivityLogStats } from '@cotizaciones/adapters';
-import { ConfigError, createLog, loadRuntimeConfig, onStopSignals, openAdapters, upstreamTarget } from '@cotizaciones/runtime';
+import { ConfigError, createLog, errorSummary, loadRuntimeConfig, onStopSignals, openAdapters, upstreamTarget } from '@cotizaciones/runtime';
 import { applyLines } from './apply-lines.js';
 import { USAGE, type ApplyArgs } from './cli-args.js';
 import { fail } from './fail.js';
 import { countLines } from './count-lines.js';
 import { openJournal } from './journal.js';
-import { dryRunner, lineRunner, type RunIdentity } from './line-runner.js';
+import { dryRunner, lineRequestId, lineRunner, type RunIdentity } from './line-runner.js';
+import { auditMarks } from './audit-marks.js';
 import { outageGuard } from './outage.js';
 import { pace } from './pace.js';
 import { progress } from './progress.js';
@@ -18,6 +19,8 @@ import { VERSION } from './version.js';
 
 /** Rows of a dry run shown on stdout; all are in its results file. */
 const DRY_RUN_SHOWN = 50;
+/** How often the journal is told which lines' audit entries are written. */
+const CHECKPOINT_MS = 250;
 /** How long the audit entries still queued at the end may take to be written. */
 const CLOSE_TIMEOUT_MS = 10_000;
 
@@ -71,6 +74,16 @@ export async function apply(args: ApplyArgs): Promise<number> {
   // The same command: a rerun skips what the journal says was applied and goes on with the rest.
   const resume = `to resume, run: cotizaciones ${process.argv.slice(2).map(shellQuote).join(' ')}`;
 
+  const marks = adapters && journal ? auditMarks(adapters.deps.activityLog, journal, (line) => lineRequestId(identity.runId, line)) : undefined;
+  if (marks && adapters && journal) {
+    const pending = journal.pending.length;
+    const recovered = await marks.recover(adapters.activityStore);
+    if ('error' in recovered) {
+      process.stderr.write(`audit: ${pending} entries of an earlier run may not be in the activity log, which cannot be asked now (${errorSummary(recovered.error).message}): they stay pending for the next run\n`);
+    } else if (pending > 0) {
+      process.stderr.write(`audit: an earlier run was stopped before ${pending} of its entries were confirmed: ${recovered.found} are in the activity log, ${recovered.rewritten} written now\n`);
+    }
+  }
   const stop = new AbortController();
   onStopSignals(
     (signal) => {
@@ -80,11 +93,14 @@ export async function apply(args: ApplyArgs): Promise<number> {
     (signal) => {
       process.stderr.write(`\n${signal} again: stopping now; lines in flight may or may not be applied (a rerun sends them again, with the same idempotency keys)\n${resume}\n`);
       // Audit entries still queued go to the dead-letter file rather than being lost.
-      void Promise.race([adapters?.close(0), new Promise((resolve) => setTimeout(resolve, 2_000))]).finally(() => process.exit(1));
+      void Promise.race([adapters?.close(0), new Promise((resolve) => setTimeout(resolve, 2_000))]).finally(() => {
+        marks?.finish();
+        process.exit(1);
+      });
     },
   );
 
-  const run = adapters ? lineRunner(adapters.deps, identity) : dryRunner(identity);
+  const run = adapters ? lineRunner(marks ? { ...adapters.deps, activityLog: marks.activityLog } : adapters.deps, identity) : dryRunner(identity);
   let gaveUp = false;
   const outage = outageGuard(run, {
     maxWaitMs: args.maxWaitMs,
@@ -102,6 +118,8 @@ export async function apply(args: ApplyArgs): Promise<number> {
     },
   });
   const paced = pace(args.rate);
+  // The journal learns which lines' entries are written as the run goes, not only at its end.
+  const checkpoints = setInterval(() => marks?.checkpoint(), CHECKPOINT_MS).unref();
   const total = (await countLines(args.file)) - (/\.(ndjson|jsonl)$/i.test(args.file) ? 0 : 1);
   let summary;
   try {
@@ -115,11 +133,13 @@ export async function apply(args: ApplyArgs): Promise<number> {
         },
         signal: stop.signal,
       },
-      { run: outage.run, journal, results, progress: progress(process.stderr, total) },
+      { run: outage.run, journal: journal && { has: (line) => journal.has(line), record: (line) => (marks ? marks.applied(line) : journal.record(line)) }, results, progress: progress(process.stderr, total) },
     );
   } finally {
+    clearInterval(checkpoints);
     // Whatever stopped the run (a bad header is found before any line is sent), what was applied is audited.
     await adapters?.close(CLOSE_TIMEOUT_MS);
+    marks?.finish();
     journal?.close();
     results.close();
   }

@@ -17,7 +17,7 @@ export interface ApplyParts {
   /** Sends one line through its use case. */
   readonly run: (line: ChangeLine) => Promise<LineResult>;
   /** Absent in a dry run: nothing is applied, so nothing is recorded. */
-  readonly journal: Journal | undefined;
+  readonly journal: Pick<Journal, 'has' | 'record'> | undefined;
   readonly results: ResultsFile;
   readonly progress: Progress;
 }

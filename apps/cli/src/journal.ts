@@ -1,14 +1,28 @@
 import { closeSync, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
+import type { ActivityEntry } from '@cotizaciones/core';
+import { entryOfRecord, entryRecord } from '@cotizaciones/adapters';
 import { contentHash, type ChangeLine } from './change-line.js';
 import { UsageError } from './usage-error.js';
 
-/** Which lines of a file were applied, so that a rerun after an interruption skips them. */
+/**
+ * Which lines of a file were applied, so that a rerun skips them, and which of their audit entries
+ * may not be in the activity log yet, so that a rerun writes them.
+ */
 export interface Journal {
   /** The run this journal belongs to: every rerun with it goes on with the same run id (and idempotency keys). */
   readonly runId: string;
+  /** Audit entries of applied lines that an earlier run did not see written (it was killed), oldest first. */
+  readonly pending: readonly ActivityEntry[];
+  /** How many lines the journal holds, earlier runs' included. */
+  readonly recorded: number;
   has(line: ChangeLine): boolean;
-  /** Written at once (a kill right after loses nothing), one text line per applied line. */
-  record(line: ChangeLine): void;
+  /**
+   * An applied line, with the audit entry it is waiting on if any, written at once: a kill right
+   * after loses neither (a `write()` is in the page cache, which outlives the process).
+   */
+  record(line: ChangeLine, entry?: ActivityEntry): void;
+  /** The audit entries of the first `count` lines are written or set aside: a rerun need not check them. */
+  audited(count: number): void;
   close(): void;
 }
 
@@ -20,11 +34,15 @@ const keyOf = (line: ChangeLine) => `${line.line}\t${contentHash(line)}`;
 
 const TARGET = '# applied to ';
 const RUN = '# run ';
+const AUDITED = '# audited ';
 
 /**
  * Opens (or starts) the journal of runs against `target` (the upstream the changes go to). A
  * journal written for another target is refused: lines applied on staging are not applied on
  * production. A new journal keeps `newRunId`; an existing one, the run id it was started with.
+ *
+ * One text line per applied line: `<line>\t<hash>`, then `\t<entry as JSON>` while its audit entry
+ * is pending; `# audited <n>` says the entries of the first n lines are written or set aside.
  */
 export function openJournal(path: string, target: string, newRunId: string): Journal {
   const header = `${TARGET}${target}`;
@@ -32,16 +50,48 @@ export function openJournal(path: string, target: string, newRunId: string): Jou
   if (first !== undefined && first !== header) {
     throw new UsageError(`${path} records a run against ${first.replace(TARGET, '')}, not ${target}: pass --journal <another file>`);
   }
-  const kept = rest.find((text) => text.startsWith(RUN))?.slice(RUN.length);
-  const applied = new Set(rest.filter((text) => !text.startsWith('#')));
+  let kept: string | undefined;
+  let auditedUpTo = 0;
+  const applied = new Set<string>();
+  const entries: Array<ActivityEntry | undefined> = [];
+  for (const text of rest) {
+    if (text.startsWith(RUN)) kept = text.slice(RUN.length);
+    else if (text.startsWith(AUDITED)) auditedUpTo = Math.max(auditedUpTo, Number(text.slice(AUDITED.length)) || 0);
+    else if (!text.startsWith('#')) {
+      const [line = '', hash = '', json] = text.split('\t');
+      applied.add(`${line}\t${hash}`);
+      entries.push(json === undefined ? undefined : entryOfJson(json));
+    }
+  }
   const fd = openSync(path, 'a');
   if (first === undefined) writeSync(fd, `${header}\n`);
   const runId = kept ?? newRunId;
   if (kept === undefined) writeSync(fd, `${RUN}${runId}\n`);
+  let recorded = entries.length;
   return {
     runId,
+    pending: entries.slice(auditedUpTo).filter((entry) => entry !== undefined),
+    get recorded() {
+      return recorded;
+    },
     has: (line) => applied.has(keyOf(line)),
-    record: (line) => void writeSync(fd, `${keyOf(line)}\n`),
+    record(line, entry) {
+      writeSync(fd, `${keyOf(line)}${entry ? `\t${JSON.stringify(entryRecord(entry))}` : ''}\n`);
+      recorded += 1;
+    },
+    audited(count) {
+      if (count <= auditedUpTo) return;
+      auditedUpTo = count;
+      writeSync(fd, `${AUDITED}${count}\n`);
+    },
     close: () => closeSync(fd),
   };
+}
+
+function entryOfJson(json: string): ActivityEntry | undefined {
+  try {
+    return entryOfRecord(JSON.parse(json));
+  } catch {
+    return undefined;
+  }
 }

@@ -16,12 +16,15 @@ export interface RunIdentity {
   readonly userAgent: string;
 }
 
+/** The request id of a line's audit row: the run and the line number. */
+export const lineRequestId = (runId: string, line: ChangeLine): string => `${runId}:${line.line}`;
+
 /** Each line through the same use case as its web endpoint: same payload rules, replies and audit entries. */
 export function lineRunner(deps: UseCaseDeps, identity: RunIdentity): (line: ChangeLine) => Promise<LineResult> {
   const byLineName = new Map(OPERATIONS.map((operation) => [operation.lineName, changeUseCase(deps, operation)]));
   const session = signedIn(identity.userId);
   return async (line) => {
-    const meta = { requestId: `${identity.runId}:${line.line}`, userAgent: identity.userAgent };
+    const meta = { requestId: lineRequestId(identity.runId, line), userAgent: identity.userAgent };
     const useCase = byLineName.get(line.operation);
     // Only the catalog's names get past the reader (toInputLine).
     if (!useCase) throw new Error(`no operation is called ${line.operation}`);

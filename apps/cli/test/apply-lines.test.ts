@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { applyLines, type ApplyParts } from '../src/apply-lines.js';
 import type { ChangeLine, InputLine } from '../src/change-line.js';
-import { openJournal } from '../src/journal.js';
+import { openJournal, type Journal } from '../src/journal.js';
 import type { LineResult } from '../src/line-result.js';
 import { openResultsFile } from '../src/results-file.js';
 
@@ -19,7 +19,7 @@ async function* lines(list: InputLine[]) {
 const quiet = { update: () => undefined, finish: () => undefined };
 const noPace = () => Promise.resolve();
 
-function parts(name: string, run: ApplyParts['run'], journal = openJournal(join(dir, `${name}.journal`), 'http://upstream.test/', `run-${name}`)): ApplyParts & { resultsPath: string } {
+function parts(name: string, run: ApplyParts['run'], journal = openJournal(join(dir, `${name}.journal`), 'http://upstream.test/', `run-${name}`)): ApplyParts & { resultsPath: string; journal: Journal } {
   const resultsPath = join(dir, `${name}.csv`);
   return { run, journal, results: openResultsFile(resultsPath), progress: quiet, resultsPath };
 }

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openSqlActivityLogStore } from '@cotizaciones/adapters/sql';
-import { dropTable, serviceUrls, startStubUpstream, type StubUpstreamServer } from '@cotizaciones/adapters/testing';
+import { entryRecord } from '@cotizaciones/adapters';
+import { dropTable, sampleEntry, serviceUrls, startStubUpstream, type StubUpstreamServer } from '@cotizaciones/adapters/testing';
 
 const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 const urls = serviceUrls();
@@ -63,6 +64,9 @@ async function switchable(target: string) {
     },
   };
 }
+
+/** An audit entry for quotation `n`, as the tool would record it. */
+const sampleEntryFor = (n: number) => sampleEntry({ entityId: BigInt(n), description: `Actualizó la cotización #${n}`, userId: '4', userAgent: 'cotizaciones-cli/0.1.0', clientIp: undefined });
 
 const until = async (check: () => boolean, withinMs = 10_000) => {
   const deadline = Date.now() + withinMs;
@@ -381,6 +385,53 @@ describe('cotizaciones apply (the built CLI against a stub upstream over HTTP)',
     const rest = await cli(['apply', input, '--as', '9'], env);
     expect(rest.code).toBe(0);
     expect(stub.received.length - before).toBe(30 - journaled);
+  });
+
+  it('kill -9 while the activity log is unreachable: the journal keeps the entries pending, and the rerun writes each applied line\'s row once', async () => {
+    stub.answer({ json: { ok: true }, delayMs: 20 });
+    const input = file('audit-kill.csv', `operation,id,field,value\n${Array.from({ length: 30 }, (_, i) => `item,${i + 1},cantidad,2`).join('\n')}\n`);
+    // Nothing listens there: every write fails and is retried; the entries wait in memory.
+    const unreachable = { ...env, ACTIVITY_LOG_URL: 'postgres://nobody@127.0.0.1:1/none' };
+    await cli(['apply', input, '--as', '9', '--concurrency', '4'], unreachable, (child) => {
+      void until(() => stub.received.length >= 12).then(() => child.kill('SIGKILL'));
+    });
+    const journal = readFileSync(`${input}.journal`, 'utf8').split('\n').filter((text) => text && !text.startsWith('#'));
+    expect(journal.length).toBeGreaterThanOrEqual(8);
+    // Each journaled line carries its entry: nothing says it was written.
+    expect(journal.every((text) => text.split('\t').length === 3)).toBe(true);
+
+    stub.answer({ json: { ok: true } });
+    const rest = await cli(['apply', input, '--as', '9'], env);
+    expect(rest.code).toBe(0);
+    expect(rest.stderr).toContain(`an earlier run was stopped before ${journal.length} of its entries were confirmed: 0 are in the activity log, ${journal.length} written now`);
+    // Every line applied (some may have been sent twice, with the same key), and exactly one audit row each.
+    expect(new Set(stub.received.map((request) => (JSON.parse(request.body) as { id: string }).id)).size).toBe(30);
+    expect((await rows()).map((row) => Number(row.entity_id)).sort((a, b) => a - b)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+    expect(readFileSync(`${input}.journal`, 'utf8').trim().split('\n').at(-1)).toMatch(/^# audited \d+$/);
+  }, 30_000);
+
+  it('a rerun writes only the pending entries the activity log does not already hold: none twice', async () => {
+    const input = file('pending.csv', 'operation,id,field,value\nquotation,1,estado,x\nquotation,2,estado,x\nquotation,3,estado,x\n');
+    // A first run, then its journal rewritten as a run killed before any entry was confirmed.
+    expect((await cli(['apply', input, '--as', '4'], env)).code).toBe(0);
+    const lines = readFileSync(`${input}.journal`, 'utf8').split('\n').filter(Boolean);
+    expect(lines.at(-1)).toBe('# audited 3');
+    const [stored] = await rows();
+    // Each line of the first run came with its entry; the ones written below replace them.
+    const keys = lines.filter((text) => !text.startsWith('#')).map((text) => text.split('\t').slice(0, 2).join('\t'));
+    expect(keys).toHaveLength(3);
+    const entryOf = (n: number) => JSON.stringify(entryRecord({ ...sampleEntryFor(n), requestId: `${stored?.request_id?.split(':')[0]}:${n + 1}` }));
+    writeFileSync(`${input}.journal`, `${lines.filter((text) => text.startsWith('# applied') || text.startsWith('# run')).join('\n')}\n${keys.map((key, i) => `${key}\t${entryOf(i + 1)}`).join('\n')}\n`);
+    // The log holds the entries of lines 2, 3 and 4 already (the first run wrote them).
+    const rerun = await cli(['apply', input, '--as', '4'], env);
+    expect(rerun.stderr).toContain('an earlier run was stopped before 3 of its entries were confirmed: 3 are in the activity log, 0 written now');
+    expect((await rows()).length).toBe(3);
+    // Ids the log does not hold are written: lose one row, and the next rerun brings it back.
+    writeFileSync(`${input}.journal`, `${lines.filter((text) => text.startsWith('# applied') || text.startsWith('# run')).join('\n')}\n${keys.map((key, i) => `${key}\t${entryOf(i + 1).replace(`:${i + 2}"`, `:${i + 2}-lost"`)}`).join('\n')}\n`);
+    const again = await cli(['apply', input, '--as', '4'], env);
+    expect(again.stderr).toContain('0 are in the activity log, 3 written now');
+    expect((await rows()).length).toBe(6);
+    expect(readFileSync(`${input}.journal`, 'utf8').trim().split('\n').at(-1)).toBe('# audited 3');
   });
 
   it.each([

@@ -65,7 +65,8 @@ describe('the documented commands, from a fresh clone', () => {
     writeFileSync(changes, 'operation,id,field,value,delete\nquotation,12,estado,aprobada,\nitem,32,,,1\n');
     const run = npm('run', '-s', 'cli', '--', 'apply', changes, '--as', '7', '--dry-run');
     expect(run.status, run.stderr).toBe(0);
-    expect(run.stdout.split('\n')[0]).toBe(`dry run: 2 dry-run; results in ${changes}.dry-run.csv`);
+    // The rows as they come, then the summary.
+    expect(run.stdout.trim().split('\n').at(-1)).toBe(`dry run: 2 dry-run; results in ${changes}.dry-run.csv`);
     expect(run.stdout).toContain('3,dry-run,"POST /api/cotizaciones/items/update {""id"":""32"",""delete"":1}"');
     // Nothing changed since: the repeat neither installs nor builds (no pnpm, no turbo), and answers the same.
     const again = npm('run', '-s', 'cli', '--', 'apply', changes, '--as', '7', '--dry-run');

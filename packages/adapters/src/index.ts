@@ -19,6 +19,7 @@ export { openActivityLog, type OpenActivityLogOptions, type OpenedActivityLog } 
 export { ActivityStoreError, isRefusal, type StoreFailure } from './activity-log/activity-store-error.js';
 export { deadLetterFile, type DeadLetter } from './activity-log/dead-letter-file.js';
 export { lazyActivityLogStore } from './activity-log/lazy-activity-log-store.js';
+export { entryOfRecord, entryRecord, type EntryRecord } from './activity-log/entry-record.js';
 export { replayDeadLetterFile, type ReplayResult } from './activity-log/replay-dead-letter.js';
 export {
   cookieSessionStore,

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { inMemoryActivityLog } from '@cotizaciones/core/testing';
-import { bufferedActivityLog, inMemoryActivityLogStore, toStoredActivity } from '../src/index.js';
+import { bufferedActivityLog, inMemoryActivityLogStore, toStoredActivity, type ReadableActivityLogStore } from '../src/index.js';
 import { openSqlActivityLogStore } from '../src/sql.js';
 import { sampleEntry, serviceUrls, testActivityLog, type ActivityLogHarness } from '../src/testing/index.js';
 import { dropTable } from '../src/testing/index.js';
@@ -28,6 +28,19 @@ testActivityLog('buffered, in-memory store', () => {
     stored: async () => (await store.recent(1_000_000)).reverse(),
     close: () => log.close(),
   });
+});
+
+/** `storedRequestIds` on a store: the ids some entry carries, however many are asked (past one statement's batch). */
+async function expectStoredRequestIds(store: ReadableActivityLogStore): Promise<void> {
+  await store.write([sampleEntry({ requestId: 'run:2' }), sampleEntry({ requestId: 'run:3' }), sampleEntry({ requestId: 'run:3' }), sampleEntry({ requestId: undefined })]);
+  const asked = ['run:1', 'run:2', 'run:3', ...Array.from({ length: 600 }, (_, i) => `other:${i}`), 'it\'s "odd"'];
+  expect(await store.storedRequestIds(asked)).toEqual(new Set(['run:2', 'run:3']));
+  expect(await store.storedRequestIds(['run:3', ...Array.from({ length: 700 }, (_, i) => `x:${i}`), 'run:2'])).toEqual(new Set(['run:2', 'run:3']));
+  expect(await store.storedRequestIds([])).toEqual(new Set());
+}
+
+describe('in-memory activity log store', () => {
+  it('tells which request ids are stored', () => expectStoredRequestIds(inMemoryActivityLogStore()));
 });
 
 const sqlTargets: Array<[string, () => string | undefined]> = [
@@ -68,6 +81,17 @@ for (const [name, url] of sqlTargets) {
     );
 
     describe(`SQL activity log store: ${name}`, () => {
+      it('tells which request ids are stored', async () => {
+        const table = `activity_log_t${randomBytes(4).toString('hex')}`;
+        const store = await openSqlActivityLogStore(target, { table });
+        try {
+          await expectStoredRequestIds(store);
+        } finally {
+          await dropTable(target, table);
+          await store.close();
+        }
+      });
+
       it('creates the activity_log table with the contract columns when missing, and opens an existing one', async () => {
         const table = `activity_log_t${randomBytes(4).toString('hex')}`;
         const first = await openSqlActivityLogStore(target, { table });

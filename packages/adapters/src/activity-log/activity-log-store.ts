@@ -28,6 +28,11 @@ export interface StoredActivity {
 export interface ReadableActivityLogStore extends ActivityLogStore {
   /** The newest entries first. */
   recent(limit: number): Promise<StoredActivity[]>;
+  /**
+   * Which of these request ids a stored entry carries: a rerun of the bulk CLI asks before writing
+   * again an entry a killed run may or may not have written. Not indexed: for a few ids at a time.
+   */
+  storedRequestIds(requestIds: readonly string[]): Promise<Set<string>>;
 }
 
 /** A store in a SQL database (SQLite, PostgreSQL, MySQL/MariaDB): which engine, which table. */

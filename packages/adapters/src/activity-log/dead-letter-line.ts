@@ -1,4 +1,5 @@
 import type { ActivityEntry } from '@cotizaciones/core';
+import { entryOfRecord, entryRecord, type EntryRecord } from './entry-record.js';
 
 /** Why the store refused an entry, as the dead-letter file keeps it. */
 export interface Refusal {
@@ -11,20 +12,7 @@ interface DeadLetterRecord {
   readonly refusedAt: string;
   readonly code: string;
   readonly reason: string;
-  readonly entry: {
-    readonly createdAt: string;
-    readonly module: string;
-    readonly eventKey: string;
-    readonly description: string;
-    readonly entityType: string;
-    /** A 64-bit integer: text, as JSON numbers lose precision past 2^53. */
-    readonly entityId: string;
-    readonly details: Readonly<Record<string, unknown>> | null;
-    readonly userId: string;
-    readonly requestId: string | null;
-    readonly clientIp: string | null;
-    readonly userAgent: string | null;
-  };
+  readonly entry: EntryRecord;
 }
 
 /** The most a dead-letter line holds, its newline included: a longer text value is cut, saying how long it was. */
@@ -36,20 +24,7 @@ export function deadLetterLine(entry: ActivityEntry, refusal: Refusal, refusedAt
     refusedAt: refusedAt.toISOString(),
     code: refusal.code,
     reason: refusal.reason,
-    entry: {
-      createdAt: entry.createdAt.toISOString(),
-      module: entry.module,
-      eventKey: entry.eventKey,
-      description: entry.description,
-      entityType: entry.entityType,
-      entityId: entry.entityId.toString(),
-      // A copy: cutting a value to fit must not change the entry itself.
-      details: entry.details === null ? null : { ...entry.details },
-      userId: entry.userId,
-      requestId: entry.requestId ?? null,
-      clientIp: entry.clientIp ?? null,
-      userAgent: entry.userAgent ?? null,
-    },
+    entry: entryRecord(entry),
   };
   return `${fitted(record, maxBytes - 1)}\n`;
 }
@@ -86,7 +61,7 @@ function longestText(record: DeadLetterRecord): { value: string; set: (value: st
   const consider = (value: unknown, set: (value: string) => void) => {
     if (typeof value === 'string' && value.length > (found?.value.length ?? 0)) found = { value, set };
   };
-  const mutable = record as { reason: string; entry: Record<string, unknown> };
+  const mutable = record as unknown as { reason: string; entry: Record<string, unknown> };
   consider(mutable.reason, (value) => (mutable.reason = value));
   for (const key of ['description', 'module', 'eventKey', 'entityType', 'userId', 'requestId', 'userAgent'] as const) {
     consider(mutable.entry[key], (value) => (mutable.entry[key] = value));
@@ -104,32 +79,5 @@ export function entryOfDeadLetterLine(line: string): ActivityEntry | undefined {
   } catch {
     return undefined;
   }
-  const entry = typeof record === 'object' && record !== null && 'entry' in record ? record.entry : undefined;
-  if (typeof entry !== 'object' || entry === null) return undefined;
-  const e = entry as Record<string, unknown>;
-  const text = (value: unknown) => typeof value === 'string';
-  const optional = (value: unknown) => value === null || value === undefined || typeof value === 'string';
-  const createdAt = typeof e.createdAt === 'string' ? new Date(e.createdAt) : undefined;
-  const valid =
-    createdAt !== undefined &&
-    !Number.isNaN(createdAt.getTime()) &&
-    [e.module, e.eventKey, e.description, e.entityType, e.userId].every(text) &&
-    typeof e.entityId === 'string' &&
-    /^-?\d{1,20}$/.test(e.entityId) &&
-    (e.details === null || (typeof e.details === 'object' && !Array.isArray(e.details))) &&
-    [e.requestId, e.clientIp, e.userAgent].every(optional);
-  if (!valid) return undefined;
-  return {
-    createdAt,
-    module: e.module as string,
-    eventKey: e.eventKey as string,
-    description: e.description as string,
-    entityType: e.entityType as string,
-    entityId: BigInt(e.entityId as string),
-    details: e.details as Readonly<Record<string, unknown>> | null,
-    userId: e.userId as string,
-    requestId: (e.requestId as string | null | undefined) ?? undefined,
-    clientIp: (e.clientIp as string | null | undefined) ?? undefined,
-    userAgent: (e.userAgent as string | null | undefined) ?? undefined,
-  };
+  return typeof record === 'object' && record !== null && 'entry' in record ? entryOfRecord(record.entry) : undefined;
 }

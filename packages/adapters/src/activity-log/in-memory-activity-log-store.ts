@@ -10,6 +10,10 @@ export function inMemoryActivityLogStore(): ReadableActivityLogStore {
     },
     ping: () => Promise.resolve(),
     recent: (limit) => Promise.resolve(rows.slice(-limit).reverse()),
+    storedRequestIds(requestIds) {
+      const wanted = new Set(requestIds);
+      return Promise.resolve(new Set(rows.flatMap((row) => (row.request_id !== null && wanted.has(row.request_id) ? [row.request_id] : []))));
+    },
     close: () => Promise.resolve(),
   };
 }

@@ -47,6 +47,9 @@ export function lazyActivityLogStore(open: () => Promise<ReadableActivityLogStor
     async recent(limit) {
       return (await connected()).recent(limit);
     },
+    async storedRequestIds(requestIds) {
+      return (await connected()).storedRequestIds(requestIds);
+    },
     async close() {
       closed = true;
       // A connection still being tried (up to the driver's connect timeout) is not waited for:

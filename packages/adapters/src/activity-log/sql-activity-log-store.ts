@@ -7,6 +7,9 @@ import { toStoredActivity, type SqlActivityLogStore } from './activity-log-store
 import { INSERT_COLUMNS, checkedTableName, createTableSql, fromRow, type Row } from './activity-log-schema.js';
 import { openSqliteActivityLogStore } from './sqlite-activity-log-store.js';
 import { storeError, urlSecrets } from './activity-store-error.js';
+
+/** Request ids looked up in one statement. */
+const LOOKUP_BATCH = 500;
 import { isMysqlRefusal, isPostgresRefusal } from './sql-error-kinds.js';
 
 type Database = Record<string, Row>;
@@ -63,6 +66,16 @@ export async function openSqlActivityLogStore(url: string, options: SqlStoreOpti
     async recent(limit) {
       const rows = await translated(db.selectFrom(table).selectAll().orderBy('id', 'desc').limit(limit).execute());
       return rows.map(fromRow);
+    },
+    async storedRequestIds(requestIds) {
+      const found = new Set<string>();
+      // Bounded statements: each batch of ids is its own query.
+      for (let i = 0; i < requestIds.length; i += LOOKUP_BATCH) {
+        const ids = requestIds.slice(i, i + LOOKUP_BATCH);
+        const rows = await translated(db.selectFrom(table).select('request_id').where('request_id', 'in', ids).execute());
+        for (const row of rows) if (row.request_id !== null) found.add(String(row.request_id));
+      }
+      return found;
     },
     close: () => db.destroy(),
   };

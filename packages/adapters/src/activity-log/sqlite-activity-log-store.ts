@@ -72,6 +72,7 @@ export async function openSqliteActivityLogStore(file: string, table: string): P
       await call({ op: 'ping' });
     },
     recent: (limit) => call({ op: 'recent', limit }) as ReturnType<SqlActivityLogStore['recent']>,
+    storedRequestIds: async (ids) => new Set((await call({ op: 'requestIds', ids })) as string[]),
     async close() {
       worker.removeAllListeners('exit');
       failure ??= new ActivityStoreError('unavailable', 'CLOSED', 'the SQLite activity log is closed');

@@ -8,6 +8,7 @@ import { INSERT_COLUMNS, createTableSql, fromRow, type Row } from './activity-lo
 export type SqliteRequest =
   | { readonly id: number; readonly op: 'write'; readonly rows: readonly StoredActivity[] }
   | { readonly id: number; readonly op: 'recent'; readonly limit: number }
+  | { readonly id: number; readonly op: 'requestIds'; readonly ids: readonly string[] }
   | { readonly id: number; readonly op: 'ping' };
 
 export type SqliteReply =
@@ -41,12 +42,14 @@ try {
   });
   const recent = db.prepare(`SELECT * FROM ${table} ORDER BY id DESC LIMIT ?`);
   const ping = db.prepare('SELECT 1');
+  const requestIds = db.prepare(`SELECT DISTINCT request_id FROM ${table} WHERE request_id IN (SELECT value FROM json_each(?))`);
 
   port.on('message', (request: SqliteRequest) => {
     try {
       let result: unknown;
       if (request.op === 'write') insertAll(request.rows);
       else if (request.op === 'recent') result = (recent.all(request.limit) as Row[]).map(fromRow);
+      else if (request.op === 'requestIds') result = (requestIds.all(JSON.stringify(request.ids)) as Array<{ request_id: string }>).map((row) => row.request_id);
       else ping.get();
       port.postMessage({ id: request.id, ok: true, result } satisfies SqliteReply);
     } catch (error) {
