@@ -306,6 +306,9 @@ describe('cotizaciones apply (the built CLI against a stub upstream over HTTP)',
     });
     expect(ran.code).toBe(1);
     expect(ran.stderr).toContain('SIGINT: no new line starts');
+    // The way on, next to the stop message, and again at the end of the summary.
+    expect(ran.stderr).toContain(`to resume, run: cotizaciones apply ${input} --as 9 --concurrency 2`);
+    expect(ran.stdout.trim().split('\n').at(-1)).toBe(`to resume, run: cotizaciones apply ${input} --as 9 --concurrency 2`);
     expect(ran.stdout).toContain('interrupted');
     const applied = stub.received.length;
     expect(applied).toBeLessThan(40);
@@ -362,6 +365,11 @@ describe('cotizaciones apply (the built CLI against a stub upstream over HTTP)',
     expect(ran.code).toBe(1);
     expect(readFileSync(`${input}.results.csv`, 'utf8')).toMatch(/^2,failed,No se pudo actualizar la cotización\. \(.+\)$/m);
     expect(readFileSync(`${input}.results.csv`, 'utf8')).not.toContain('cli-secret-token');
+    // An answer that is not JSON names its HTTP status.
+    stub.answer({ status: 500, text: '<h1>Internal Server Error</h1>', contentType: 'text/html' });
+    const again = await cli(['apply', file('500.csv', 'operation,id,field,value\nquotation,12,estado,x\n'), '--as', '1'], env);
+    expect(again.code).toBe(1);
+    expect(readFileSync(join(dir, '500.csv.results.csv'), 'utf8')).toContain('2,failed,No se pudo actualizar la cotización. (upstream answered HTTP 500 with a body that is not JSON (30 chars))');
   });
 
   it('refuses a per-user session token source: the command line has no web session', async () => {
