@@ -31,6 +31,8 @@ export interface AppOptions {
   readonly allowedOrigins?: readonly string[] | undefined;
   /** GET /metrics for anyone (the default), only with `Authorization: Bearer <token>`, or not at all (404). */
   readonly metrics?: MetricsAccess | undefined;
+  /** Each request a server span (OpenTelemetry started: `openTracing`). */
+  readonly traced?: boolean | undefined;
 }
 
 export interface AppDeps {
@@ -98,7 +100,7 @@ export function createApp(options: AppOptions, deps: AppDeps): Koa<RequestState>
   }
 
   const endpointPaths = new Map(OPERATIONS.map((operation) => [`${options.basePath}${operation.webPath}`, operation.name]));
-  app.use(requestFrame(deps.log, deps.metrics, endpointPaths));
+  app.use(requestFrame(deps.log, deps.metrics, endpointPaths, options.traced === true));
   app.use(router.routes());
   app.use(() => {
     throw REJECTIONS.notFound();

@@ -1,7 +1,7 @@
 import type Koa from 'koa';
 import { OPERATIONS, useCases } from '@cotizaciones/core';
 import type { BufferedActivityLog, ReadableActivityLogStore } from '@cotizaciones/adapters';
-import { failedChecks, openAdapters, openSessionStore, readinessCheck, type Log } from '@cotizaciones/runtime';
+import { failedChecks, openAdapters, openSessionStore, openTracing, readinessCheck, type Log } from '@cotizaciones/runtime';
 import { createApp } from './app.js';
 import type { Config } from './config.js';
 import { createMetrics, measuredUpstream } from './metrics.js';
@@ -23,6 +23,8 @@ export interface Service {
 
 /** The composition root: the adapters the configuration names (the runtime opens them), the use cases on them, the app. */
 export async function compose(config: Config, log: Log): Promise<Service> {
+  // First: spans made from here on go to the collector.
+  const tracing = await openTracing(config.tracing, log, 'cotizaciones-service');
   const adapters = await openAdapters(config, log);
   // Sessions are this channel's alone: the runtime offers the opener, the other channels never call it.
   const sessions = await openSessionStore(config, log);
@@ -44,6 +46,7 @@ export async function compose(config: Config, log: Log): Promise<Service> {
       devLogin: config.devLogin,
       allowedOrigins: config.allowedOrigins,
       metrics: config.metrics,
+      traced: tracing.enabled,
     },
     {
       useCases: useCases(deps, OPERATIONS),
@@ -60,14 +63,17 @@ export async function compose(config: Config, log: Log): Promise<Service> {
     app,
     activityLog,
     activityStore: adapters.activityStore,
-    adapters: { ...adapters.description, sessions: sessions.describe(), devLogin: config.devLogin ? 'on' : 'off' },
+    adapters: { ...adapters.description, sessions: sessions.describe(), devLogin: config.devLogin ? 'on' : 'off', tracing: tracing.enabled ? 'OTLP' : 'off' },
     drain() {
       draining = true;
     },
     cutUpstreamCalls: () => cutoff.cut(),
     async close(timeoutMs) {
+      const started = Date.now();
       await adapters.close(timeoutMs);
       await sessions.close();
+      // The last spans (the stop's own requests included) within what is left of the budget.
+      await tracing.shutdown(Math.max(100, timeoutMs - (Date.now() - started)));
     },
   };
 

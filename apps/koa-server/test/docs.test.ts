@@ -36,7 +36,7 @@ describe('the docs', () => {
   });
 
   it('list in docs/configuration.md exactly the variables the configuration reads', () => {
-    const schemas = ['apps/koa-server/src/config.ts', 'packages/runtime/src/runtime-config.ts', 'packages/runtime/src/activity-log-config.ts', 'packages/runtime/src/php-session-config.ts', 'packages/runtime/src/session-config.ts'];
+    const schemas = ['apps/koa-server/src/config.ts', 'packages/runtime/src/runtime-config.ts', 'packages/runtime/src/activity-log-config.ts', 'packages/runtime/src/php-session-config.ts', 'packages/runtime/src/session-config.ts', 'packages/runtime/src/tracing-config.ts'];
     const inCode = new Set(schemas.flatMap((file) => [...read(file).matchAll(/^ {2}([A-Z][A-Z0-9_]+): /gm)].map((match) => match[1]!)));
     const table = read('docs/configuration.md')
       .split('\n')

@@ -13,3 +13,5 @@ export { createLog, errorSummary, type Log } from './redacting-log.js';
 export { stdoutSink, type StdoutSink } from './stdout-sink.js';
 export { onStopSignals, SAME_SIGNAL_MS } from './stop-signals.js';
 export { demoUpstream, DEMO_TOKEN } from './demo-upstream.js';
+export { readTracingConfig, type TracingConfig } from './tracing-config.js';
+export { openTracing, type Tracing } from './tracing.js';

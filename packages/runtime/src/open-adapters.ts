@@ -4,6 +4,7 @@ import { openActivityLog, type BufferedActivityLog, type ReadableActivityLogStor
 import { reportActivityProblem } from './activity-problems.js';
 import { describeUpstream, openTokenSource, openUpstream } from './open-upstream.js';
 import { failedChecks, readinessCheck } from './readiness-check.js';
+import { tracedUpstream } from './traced-upstream.js';
 import type { Log } from './redacting-log.js';
 import type { RuntimeConfig } from './runtime-config.js';
 
@@ -27,7 +28,8 @@ export interface Adapters {
  */
 export async function openAdapters(config: RuntimeConfig, log: Log): Promise<Adapters> {
   if (config.upstreamBaseUrl === undefined) log.warn('UPSTREAM_BASE_URL is unset: using the built-in demo upstream');
-  const upstream = await openUpstream(config);
+  const client = await openUpstream(config);
+  const upstream = config.tracing.enabled ? tracedUpstream(client, config.upstreamBaseUrl) : client;
   const tokens = await openTokenSource(config);
 
   if (config.dataFolder) mkdirSync(config.dataFolder, { recursive: true });

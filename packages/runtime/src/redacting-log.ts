@@ -1,3 +1,4 @@
+import { trace } from '@opentelemetry/api';
 import { pino, type Logger } from 'pino';
 import type { StdoutSink } from './stdout-sink.js';
 
@@ -21,12 +22,26 @@ function bounded(text: string): string {
   return text.length > MAX_MESSAGE ? `${text.slice(0, MAX_MESSAGE)}…` : text;
 }
 
+const NO_IDS = Object.freeze({});
+
+/** The active span's ids, for a log line; none when no span is recording (tracing off, or not sampled). */
+function traceIds(): Record<string, string> {
+  const span = trace.getActiveSpan();
+  if (span === undefined || !span.isRecording()) return NO_IDS;
+  const { traceId, spanId } = span.spanContext();
+  return { trace_id: traceId, span_id: spanId };
+}
+
 /** JSON lines; secrets that may ride along in logged objects are redacted, errors reduced to {@link errorSummary}. */
 export function createLog(level: string, destination: NodeJS.WritableStream | StdoutSink = process.stdout): Log {
   return pino(
     {
       level,
       base: null,
+      // A line written inside a traced request names its trace and span; with tracing off there is no active span.
+      mixin: traceIds,
+      // pino's own strategy writes the line's fields into the mixin's object: not into the shared empty one.
+      mixinMergeStrategy: (fields: object, ids: object) => (ids === NO_IDS ? fields : Object.assign(ids, fields)),
       serializers: { err: errorSummary, error: errorSummary },
       redact: {
         paths: [

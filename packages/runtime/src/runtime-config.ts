@@ -3,6 +3,7 @@ import { readActivityLogConfig, type ActivityLogConfig } from './activity-log-co
 import { throwIfProblems, type ConfigProblems } from './config-problems.js';
 import { httpUrl, integer, readVariables, reporter, secret, type Environment } from './read-env.js';
 import { tokenSourceOf, type TokenSourceConfig } from './token-source-config.js';
+import { readTracingConfig, type TracingConfig } from './tracing-config.js';
 
 /** The variables that choose and set up the adapters every channel uses (sessions are the web channel's: session-config.ts). */
 const RuntimeEnv = z.object({
@@ -39,6 +40,8 @@ export interface RuntimeConfig extends ActivityLogConfig {
   readonly upstreamClient: 'got' | 'undici';
   readonly upstreamMaxResponseBytes: number;
   readonly logLevel: string;
+  /** OpenTelemetry traces (OTEL_*): off unless an endpoint is set. */
+  readonly tracing: TracingConfig;
 }
 
 /** Reads the adapters' variables; every bad one becomes a line in `problems` (nothing is thrown). */
@@ -59,6 +62,7 @@ export function readRuntimeConfig(env: Environment, problems: ConfigProblems): R
     upstreamMaxResponseBytes: e.UPSTREAM_MAX_RESPONSE_BYTES,
     ...activityLog,
     logLevel: e.LOG_LEVEL,
+    tracing: readTracingConfig(env, problems),
   };
 }
 

@@ -35,3 +35,67 @@ describe('loadRuntimeConfig: the adapters a channel opens, from the environment'
     expect([...found.values()]).toEqual([expect.stringMatching(/^UPSTREAM_TOKEN_SESSION_KEY needs server-side sessions/)]);
   });
 });
+
+describe('the OTEL_* variables (tracing)', () => {
+  it('is off without an endpoint, or when disabled', () => {
+    expect(loadRuntimeConfig({}).tracing).toEqual({ enabled: false });
+    expect(loadRuntimeConfig({ OTEL_SERVICE_NAME: 'x' }).tracing).toEqual({ enabled: false });
+    expect(loadRuntimeConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_SDK_DISABLED: 'true' }).tracing).toEqual({ enabled: false });
+    expect(loadRuntimeConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_TRACES_EXPORTER: 'none' }).tracing).toEqual({ enabled: false });
+  });
+
+  it('reads the standard variables: the traces endpoint, protocol, headers, resource, sampler', () => {
+    expect(loadRuntimeConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }).tracing).toEqual({
+      enabled: true,
+      url: 'http://collector:4318/v1/traces',
+      protocol: 'http/protobuf',
+      headers: {},
+      timeoutMs: 10_000,
+      serviceName: undefined,
+      resourceAttributes: {},
+      sampler: 'parentbased_always_on',
+      ratio: 1,
+    });
+    expect(
+      loadRuntimeConfig({
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://ignored:4318',
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://tempo.internal/otlp/v1/traces',
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_EXPORTER_OTLP_HEADERS: 'x-scope-orgid=ops,authorization=Bearer%20abc',
+        OTEL_SERVICE_NAME: 'cotizaciones-eu',
+        OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment=prod,service.version=1.2.3',
+        OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+        OTEL_TRACES_SAMPLER_ARG: '0.25',
+      }).tracing,
+    ).toEqual({
+      enabled: true,
+      url: 'https://tempo.internal/otlp/v1/traces',
+      protocol: 'http/json',
+      headers: { 'x-scope-orgid': 'ops', authorization: 'Bearer abc' },
+      timeoutMs: 10_000,
+      serviceName: 'cotizaciones-eu',
+      resourceAttributes: { 'deployment.environment': 'prod', 'service.version': '1.2.3' },
+      sampler: 'parentbased_traceidratio',
+      ratio: 0.25,
+    });
+  });
+
+  it('refuses what it does not support, one line each, never printing the headers', () => {
+    expect(
+      problems({
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'grpc://collector:4317',
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
+        OTEL_TRACES_EXPORTER: 'jaeger',
+        OTEL_EXPORTER_OTLP_HEADERS: 'authorization SECRET-bearer',
+        OTEL_TRACES_SAMPLER: 'sometimes',
+      }),
+    ).toEqual([
+      'OTEL_TRACES_EXPORTER must be otlp or none (the only exporter here is OTLP over HTTP) (got "jaeger")',
+      'OTEL_EXPORTER_OTLP_ENDPOINT must be an http:// or https:// URL (got "grpc://collector:4317")',
+      "OTEL_EXPORTER_OTLP_PROTOCOL must be http/protobuf or http/json (grpc is not supported: use the collector's OTLP/HTTP port, 4318) (got \"grpc\")",
+      'OTEL_EXPORTER_OTLP_HEADERS must be headers as key=value pairs separated by commas',
+      'OTEL_TRACES_SAMPLER must be always_on, always_off, traceidratio, parentbased_always_on, parentbased_always_off, parentbased_traceidratio (got "sometimes")',
+    ]);
+    expect(problems({ OTEL_TRACES_SAMPLER_ARG: '0.5' })).toEqual(['OTEL_TRACES_SAMPLER_ARG is only read by the traceidratio samplers, not parentbased_always_on']);
+  });
+});

@@ -5,6 +5,7 @@ import { answerError } from './error-handler.js';
 import { observeRequests } from './observe-requests.js';
 import { assignRequestId, logRequest } from './request-log.js';
 import type { RequestMiddleware } from './request-state.js';
+import { serverSpan } from './server-span.js';
 
 /**
  * What every request goes through, as one middleware: one frame of Koa's chain where five
@@ -13,9 +14,9 @@ import type { RequestMiddleware } from './request-state.js';
  * answers; an answer given before the body was read closes the connection; then the endpoint
  * metrics and the request's log line, which see the final status and outcome.
  */
-export function requestFrame(log: Log, metrics: Metrics, endpointPaths: ReadonlyMap<string, string>): RequestMiddleware {
+export function requestFrame(log: Log, metrics: Metrics, endpointPaths: ReadonlyMap<string, string>, traced: boolean): RequestMiddleware {
   const observe = observeRequests(metrics, endpointPaths);
-  return async (ctx, next) => {
+  const frame: RequestMiddleware = async (ctx, next) => {
     const started = performance.now();
     // Every answer, JSON or not, is to be read as the type it declares, never sniffed by a browser.
     ctx.set('X-Content-Type-Options', 'nosniff');
@@ -31,4 +32,6 @@ export function requestFrame(log: Log, metrics: Metrics, endpointPaths: Readonly
       logRequest(log, ctx, durationMs);
     }
   };
+  // Off, not a single call more per request.
+  return traced ? serverSpan(frame, endpointPaths) : frame;
 }

@@ -2,6 +2,7 @@ import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import got, { RequestError, TimeoutError } from 'got';
 import { DEFAULT_MAX_RESPONSE_BYTES, parseUpstreamBody, upstreamConnectionError, upstreamTooLarge, UpstreamError } from '@cotizaciones/core';
+import { traceHeaders } from './trace-headers.js';
 import type { ClosableUpstream, UpstreamClientOptions } from './upstream-client-options.js';
 
 /** The upstream over HTTP with got: one keep-alive agent, one total time limit, no retries, no redirects. */
@@ -34,7 +35,7 @@ export function gotUpstream(options: UpstreamClientOptions): ClosableUpstream {
       try {
         const pending = client(`${base}${path}`, {
           body: JSON.stringify(payload),
-          headers: { authorization: `Bearer ${token}`, 'idempotency-key': idempotencyKey },
+          headers: { ...traceHeaders(), authorization: `Bearer ${token}`, 'idempotency-key': idempotencyKey },
         });
         // Stop reading an answer past the limit instead of buffering all of it.
         void pending.on('downloadProgress', ({ transferred }: { transferred: number }) => {

@@ -2,6 +2,7 @@ import { Pool, errors } from 'undici';
 import { DEFAULT_MAX_RESPONSE_BYTES, parseUpstreamBody, upstreamConnectionError, upstreamTooLarge, UpstreamError, type UpstreamRequest, type UpstreamReply } from '@cotizaciones/core';
 import type { ClosableUpstream, UpstreamClientOptions } from './upstream-client-options.js';
 import { Deadline } from './deadline.js';
+import { traceHeaders } from './trace-headers.js';
 
 /** The upstream over HTTP with undici's Pool (Node's own client): keep-alive, one total time limit, no retries, no redirects. */
 export function undiciUpstream(options: UpstreamClientOptions): ClosableUpstream {
@@ -23,6 +24,7 @@ export function undiciUpstream(options: UpstreamClientOptions): ClosableUpstream
       method: 'POST',
       path: `${basePath}${path}`,
       headers: {
+        ...traceHeaders(),
         'content-type': 'application/json',
         accept: 'application/json',
         'user-agent': 'cotizaciones-service',

@@ -1,0 +1,126 @@
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FIELD_PATH, TOKEN, form, startService, type TestService } from './support/service.js';
+
+interface ExportedSpan {
+  readonly traceId: string;
+  readonly spanId: string;
+  readonly parentSpanId: string | undefined;
+  readonly name: string;
+  readonly kind: number;
+  readonly attributes: Record<string, unknown>;
+  readonly status: { readonly code?: number } | undefined;
+}
+
+/** An OTLP/HTTP receiver for `http/json`: what the service exported, as bodies and as spans. */
+async function otlpReceiver() {
+  const bodies: string[] = [];
+  const server: Server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      bodies.push(body);
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const spans = (): ExportedSpan[] =>
+    bodies.flatMap((body) =>
+      (JSON.parse(body) as { resourceSpans: Array<{ scopeSpans: Array<{ spans: Array<Record<string, unknown>> }> }> }).resourceSpans.flatMap((resource) =>
+        resource.scopeSpans.flatMap((scope) =>
+          scope.spans.map((span) => ({
+            traceId: span.traceId as string,
+            spanId: span.spanId as string,
+            parentSpanId: (span.parentSpanId as string | undefined) || undefined,
+            name: span.name as string,
+            kind: span.kind as number,
+            status: span.status as { code?: number } | undefined,
+            attributes: Object.fromEntries(
+              (span.attributes as Array<{ key: string; value: Record<string, unknown> }>).map(({ key, value }) => [key, Object.values(value)[0]]),
+            ),
+          })),
+        ),
+      ),
+    );
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, bodies, spans, close: () => server.close() };
+}
+
+const SERVER = 2;
+const CLIENT = 3;
+
+describe('OpenTelemetry traces (OTEL_EXPORTER_OTLP_ENDPOINT set, http/json)', () => {
+  let receiver: Awaited<ReturnType<typeof otlpReceiver>>;
+  let svc: TestService;
+  let cookie: string;
+  beforeAll(async () => {
+    receiver = await otlpReceiver();
+    svc = await startService({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' });
+    cookie = await svc.signIn();
+  });
+  afterAll(async () => {
+    await svc.close();
+    receiver.close();
+  });
+
+  /** The spans of the trace a request's server span started, once its upstream call's span has come too. */
+  const traceOf = async (requestId: string, withClient = true) => {
+    for (;;) {
+      const line = svc.logs.lines.find((entry) => entry.msg === 'request' && entry.requestId === requestId);
+      const traceId = line?.trace_id as string | undefined;
+      const spans = receiver.spans().filter((span) => span.traceId === traceId);
+      if (traceId && spans.some((span) => span.kind === SERVER) && (!withClient || spans.some((span) => span.kind === CLIENT))) return { line: line!, spans };
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+
+  it('a signed-in update: a server span, the upstream call as its child, whose context the upstream receives', async () => {
+    const answer = await svc.post(FIELD_PATH, form({ id: '12', field: 'estado', value: 'x' }), { cookie });
+    expect(await answer.text()).toBe('{"ok":true}');
+    const { line, spans } = await traceOf(answer.headers.get('x-request-id')!);
+    const server = spans.find((span) => span.kind === SERVER)!;
+    const client = spans.find((span) => span.kind === CLIENT)!;
+    expect(server).toMatchObject({ name: `POST ${FIELD_PATH}`, parentSpanId: undefined, attributes: { 'http.request.method': 'POST', 'http.route': FIELD_PATH, 'http.response.status_code': 200, 'cotizaciones.outcome': 'ok' } });
+    expect(client).toMatchObject({ name: 'POST /api/cotizaciones/update', parentSpanId: server.spanId, attributes: { 'url.template': '/api/cotizaciones/update', 'http.response.status_code': 200 } });
+    expect(svc.stub.received.at(-1)?.headers.traceparent).toBe(`00-${server.traceId}-${client.spanId}-01`);
+    // The request's log line names its trace and span.
+    expect(line).toMatchObject({ trace_id: server.traceId, span_id: server.spanId });
+  });
+
+  it('continues the trace an incoming traceparent names', async () => {
+    const answer = await svc.post(FIELD_PATH, form({ id: '13', field: 'estado', value: 'x' }), {
+      cookie,
+      headers: { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' },
+    });
+    const { spans } = await traceOf(answer.headers.get('x-request-id')!);
+    expect(spans.find((span) => span.kind === SERVER)).toMatchObject({ traceId: '4bf92f3577b34da6a3ce929d0e0e4736', parentSpanId: '00f067aa0ba902b7' });
+    expect(svc.stub.received.at(-1)?.headers.traceparent).toMatch(/^00-4bf92f3577b34da6a3ce929d0e0e4736-[0-9a-f]{16}-01$/);
+  });
+
+  it('"No autenticado": a server span with its outcome, and no upstream call', async () => {
+    const answer = await svc.post(FIELD_PATH, form({ id: '14', field: 'estado', value: 'x' }));
+    expect(await answer.text()).toBe('{"ok":false,"msg":"No autenticado"}');
+    const { spans } = await traceOf(answer.headers.get('x-request-id')!, false);
+    expect(spans.map((span) => [span.kind, span.attributes['cotizaciones.outcome']])).toEqual([[SERVER, 'not-authenticated']]);
+  });
+
+  it('an upstream failure: the client span has an error status and the failure code, nothing secret', async () => {
+    svc.stub.answer({ status: 500, text: '<h1>down</h1>', contentType: 'text/html' });
+    try {
+      const answer = await svc.post(FIELD_PATH, form({ id: '15', field: 'estado', value: 'x' }), { cookie });
+      const { spans } = await traceOf(answer.headers.get('x-request-id')!);
+      expect(spans.find((span) => span.kind === CLIENT)).toMatchObject({ status: { code: 2 }, attributes: { 'error.type': 'UPSTREAM_INVALID_BODY' } });
+      expect(spans.find((span) => span.kind === SERVER)?.attributes['cotizaciones.outcome']).toBe('upstream-failed');
+    } finally {
+      svc.stub.answer({ json: { ok: true } });
+    }
+  });
+
+  it('exports nothing secret: no token, no cookie, no session key, no form value', () => {
+    const exported = receiver.bodies.join('\n');
+    expect(exported.length).toBeGreaterThan(0);
+    for (const secret of [TOKEN, cookie.split('=')[1]!.split(';')[0]!, 'SECRET', 'estado']) expect(exported).not.toContain(secret);
+  });
+});
