@@ -22,7 +22,7 @@ async function koaHarness(store?: RecordSessionStore) {
   let clock = Date.UTC(2026, 10, 23, 12, 0, 0);
   const app = new Koa({ keys: [SESSION_KEY] });
   const router = new Router();
-  const binding = sessionBinding(app, store ?? cookieSessionStore(), { signer: signingKeys([SESSION_KEY]), policy, secure: false, now: () => clock });
+  const binding = sessionBinding(app, store ?? cookieSessionStore(), { signer: signingKeys([SESSION_KEY]), policy, secure: false, now: () => clock }, false);
   router.post('/put', async (ctx) => {
     await binding.load?.(ctx);
     const user: unknown = JSON.parse(String(ctx.get('x-user')));

@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startStubTokenEndpoint } from '@cotizaciones/adapters/testing';
 import { FIELD_PATH, TOKEN, form, startService, type TestService } from './support/service.js';
 
 interface ExportedSpan {
@@ -84,6 +85,10 @@ describe('OpenTelemetry traces (OTEL_EXPORTER_OTLP_ENDPOINT set, http/json)', ()
     const client = spans.find((span) => span.kind === CLIENT)!;
     expect(server).toMatchObject({ name: `POST ${FIELD_PATH}`, parentSpanId: undefined, attributes: { 'http.request.method': 'POST', 'http.route': FIELD_PATH, 'http.response.status_code': 200, 'cotizaciones.outcome': 'ok' } });
     expect(client).toMatchObject({ name: 'POST /api/cotizaciones/update', parentSpanId: server.spanId, attributes: { 'url.template': '/api/cotizaciones/update', 'http.response.status_code': 200 } });
+    expect(spans.find((span) => span.name === 'session read')).toMatchObject({
+      parentSpanId: server.spanId,
+      attributes: { 'cotizaciones.session.mode': 'cookie', 'cotizaciones.session.outcome': 'signed-in' },
+    });
     expect(svc.stub.received.at(-1)?.headers.traceparent).toBe(`00-${server.traceId}-${client.spanId}-01`);
     // The request's log line names its trace and span.
     expect(line).toMatchObject({ trace_id: server.traceId, span_id: server.spanId });
@@ -99,11 +104,17 @@ describe('OpenTelemetry traces (OTEL_EXPORTER_OTLP_ENDPOINT set, http/json)', ()
     expect(svc.stub.received.at(-1)?.headers.traceparent).toMatch(/^00-4bf92f3577b34da6a3ce929d0e0e4736-[0-9a-f]{16}-01$/);
   });
 
-  it('"No autenticado": a server span with its outcome, and no upstream call', async () => {
+  it('"No autenticado": a server span with its outcome, the session read that found no one, no upstream call', async () => {
     const answer = await svc.post(FIELD_PATH, form({ id: '14', field: 'estado', value: 'x' }));
     expect(await answer.text()).toBe('{"ok":false,"msg":"No autenticado"}');
     const { spans } = await traceOf(answer.headers.get('x-request-id')!, false);
-    expect(spans.map((span) => [span.kind, span.attributes['cotizaciones.outcome']])).toEqual([[SERVER, 'not-authenticated']]);
+    const server = spans.find((span) => span.kind === SERVER);
+    expect(server?.attributes['cotizaciones.outcome']).toBe('not-authenticated');
+    for (let i = 0; !receiver.spans().some((span) => span.name === 'session read' && span.parentSpanId === server?.spanId); i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const read = receiver.spans().filter((span) => span.parentSpanId === server?.spanId);
+    expect(read.map((span) => [span.name, span.attributes['cotizaciones.session.outcome']])).toEqual([['session read', 'signed-out']]);
   });
 
   it('an upstream failure: the client span has an error status and the failure code, nothing secret', async () => {
@@ -122,5 +133,35 @@ describe('OpenTelemetry traces (OTEL_EXPORTER_OTLP_ENDPOINT set, http/json)', ()
     const exported = receiver.bodies.join('\n');
     expect(exported.length).toBeGreaterThan(0);
     for (const secret of [TOKEN, cookie.split('=')[1]!.split(';')[0]!, 'SECRET', 'estado']) expect(exported).not.toContain(secret);
+  });
+});
+
+describe('OpenTelemetry traces with a token source that fetches (OAuth2)', () => {
+  it('the token fetch is a span of the request, carrying the source and never the token or the client secret', async () => {
+    const receiver = await otlpReceiver();
+    const endpoint = await startStubTokenEndpoint();
+    const svc = await startService({
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      UPSTREAM_TOKEN: '',
+      UPSTREAM_TOKEN_URL: endpoint.url,
+      UPSTREAM_CLIENT_ID: 'svc',
+      UPSTREAM_CLIENT_SECRET: 'client-SECRET-value',
+    });
+    try {
+      const answer = await svc.post(FIELD_PATH, form({ id: '12', field: 'estado', value: 'x' }), { cookie: await svc.signIn() });
+      expect(await answer.text()).toBe('{"ok":true}');
+      const traceId = svc.logs.lines.find((line) => line.msg === 'request' && line.requestId === answer.headers.get('x-request-id'))?.trace_id;
+      let token: ExportedSpan | undefined;
+      while (!(token = receiver.spans().find((span) => span.traceId === traceId && span.name === 'token'))) await new Promise((resolve) => setTimeout(resolve, 50));
+      const server = receiver.spans().find((span) => span.traceId === traceId && span.kind === SERVER);
+      expect(token).toMatchObject({ parentSpanId: server?.spanId, attributes: { 'cotizaciones.token.source': 'client-credentials' } });
+      const exported = receiver.bodies.join('\n');
+      for (const secret of ['token-1', 'client-SECRET-value']) expect(exported).not.toContain(secret);
+    } finally {
+      await svc.close();
+      await endpoint.close();
+      receiver.close();
+    }
   });
 });

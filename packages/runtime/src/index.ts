@@ -15,3 +15,4 @@ export { onStopSignals, SAME_SIGNAL_MS } from './stop-signals.js';
 export { demoUpstream, DEMO_TOKEN } from './demo-upstream.js';
 export { readTracingConfig, type TracingConfig } from './tracing-config.js';
 export { openTracing, type Tracing } from './tracing.js';
+export { spanSettled } from './span-settled.js';

@@ -4,6 +4,7 @@ import { openActivityLog, type BufferedActivityLog, type ReadableActivityLogStor
 import { reportActivityProblem } from './activity-problems.js';
 import { describeUpstream, openTokenSource, openUpstream } from './open-upstream.js';
 import { failedChecks, readinessCheck } from './readiness-check.js';
+import { tracedTokens } from './traced-tokens.js';
 import { tracedUpstream } from './traced-upstream.js';
 import type { Log } from './redacting-log.js';
 import type { RuntimeConfig } from './runtime-config.js';
@@ -30,7 +31,9 @@ export async function openAdapters(config: RuntimeConfig, log: Log): Promise<Ada
   if (config.upstreamBaseUrl === undefined) log.warn('UPSTREAM_BASE_URL is unset: using the built-in demo upstream');
   const client = await openUpstream(config);
   const upstream = config.tracing.enabled ? tracedUpstream(client, config.upstreamBaseUrl) : client;
-  const tokens = await openTokenSource(config);
+  const source = await openTokenSource(config);
+  // A static token is no fetch: nothing to see in a trace.
+  const tokens = config.tracing.enabled && config.tokenSource.kind !== 'static' ? tracedTokens(source, config.tokenSource.kind) : source;
 
   if (config.dataFolder) mkdirSync(config.dataFolder, { recursive: true });
   const activity = openActivityLog(config.activityLogUrl, {

@@ -1,7 +1,6 @@
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { outcomeOf, type RequestMiddleware } from './request-state.js';
 
-const tracer = trace.getTracer('cotizaciones');
 
 /**
  * The request as a server span, continuing the trace an incoming `traceparent` names (nginx passes
@@ -10,6 +9,7 @@ const tracer = trace.getTracer('cotizaciones');
  * it: its log lines, its session read, its upstream call.
  */
 export function serverSpan(frame: RequestMiddleware, endpointPaths: ReadonlyMap<string, string>): RequestMiddleware {
+  const tracer = trace.getTracer('cotizaciones');
   return (ctx, next) => {
     const parent = propagation.extract(ROOT_CONTEXT, ctx.headers);
     const route = endpointPaths.has(ctx.path) ? ctx.path : KNOWN.has(ctx.path) ? ctx.path : 'unmatched';

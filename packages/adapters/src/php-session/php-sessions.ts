@@ -157,6 +157,7 @@ export function phpSessions(options: PhpSessionsOptions): PhpSessionStore {
 
   return {
     kind: 'php',
+    handler: options.saveHandler,
     cookieName,
     sessionFor(cookieHeader) {
       const id = sessionIdFromCookies(cookieHeader, cookieName);

@@ -33,6 +33,8 @@ export interface RecordSessionStore extends SessionStoreLifecycle, SessionRecord
 /** SESSION_STORE=php: the PHP app's own sessions, found from a request's cookies; the store applies the PHP app's rules. */
 export interface PhpSessionStore extends SessionStoreLifecycle {
   readonly kind: 'php';
+  /** PHP's `session.save_handler`: where the PHP app keeps them. */
+  readonly handler: 'files' | 'redis';
   readonly cookieName: string;
   /** The session of a request, from its `Cookie` header; read once, on first use. */
   sessionFor(cookieHeader: string | undefined): Session;
