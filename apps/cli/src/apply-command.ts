@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import type { ActivityLogStats } from '@cotizaciones/adapters';
-import { ConfigError, createLog, errorSummary, loadRuntimeConfig, onStopSignals, openAdapters, upstreamTarget } from '@cotizaciones/runtime';
+import { ConfigError, createLog, errorSummary, loadRuntimeConfig, onStopSignals, openAdapters, openTracing, upstreamTarget } from '@cotizaciones/runtime';
 import { applyLines } from './apply-lines.js';
 import { USAGE, type ApplyArgs } from './cli-args.js';
 import { fail } from './fail.js';
@@ -11,6 +11,7 @@ import { dryRunner, lineRequestId, lineRunner, type RunIdentity } from './line-r
 import { auditMarks } from './audit-marks.js';
 import { outageGuard } from './outage.js';
 import { pace } from './pace.js';
+import { tracedLines } from './traced-lines.js';
 import { progress } from './progress.js';
 import { readInput } from './read-input.js';
 import { openResultsFile } from './results-file.js';
@@ -21,6 +22,8 @@ import { VERSION } from './version.js';
 const DRY_RUN_SHOWN = 50;
 /** How often the journal is told which lines' audit entries are written. */
 const CHECKPOINT_MS = 250;
+/** How long the spans still pending at the end may take to be exported. */
+const TRACES_TIMEOUT_MS = 5_000;
 /** How long the audit entries still queued at the end may take to be written. */
 const CLOSE_TIMEOUT_MS = 10_000;
 
@@ -63,6 +66,8 @@ export async function apply(args: ApplyArgs): Promise<number> {
     throw error;
   }
   const identity: RunIdentity = { userId: args.as, runId: journal?.runId ?? newRunId, userAgent: `cotizaciones-cli/${VERSION}` };
+  // Before the adapters: their spans go to the provider started here.
+  const tracing = args.dryRun ? undefined : await openTracing(config.tracing, log, 'cotizaciones-cli');
   const adapters = args.dryRun ? undefined : await openAdapters(config, log);
   // A dry run shows its first rows as they come; the rest are in the file (a million lines are not held or printed).
   let rows = 0;
@@ -93,14 +98,16 @@ export async function apply(args: ApplyArgs): Promise<number> {
     (signal) => {
       process.stderr.write(`\n${signal} again: stopping now; lines in flight may or may not be applied (a rerun sends them again, with the same idempotency keys)\n${resume}\n`);
       // Audit entries still queued go to the dead-letter file rather than being lost.
-      void Promise.race([adapters?.close(0), new Promise((resolve) => setTimeout(resolve, 2_000))]).finally(() => {
+      void Promise.race([Promise.all([adapters?.close(0), tracing?.shutdown(1_000)]), new Promise((resolve) => setTimeout(resolve, 2_000))]).finally(() => {
         marks?.finish();
         process.exit(1);
       });
     },
   );
 
-  const run = adapters ? lineRunner(marks ? { ...adapters.deps, activityLog: marks.activityLog } : adapters.deps, identity) : dryRunner(identity);
+  const untraced = adapters ? lineRunner(marks ? { ...adapters.deps, activityLog: marks.activityLog } : adapters.deps, identity) : dryRunner(identity);
+  const traced = tracing?.enabled ? tracedLines(untraced, identity.runId) : undefined;
+  const run = traced?.run ?? untraced;
   let gaveUp = false;
   const outage = outageGuard(run, {
     maxWaitMs: args.maxWaitMs,
@@ -137,8 +144,10 @@ export async function apply(args: ApplyArgs): Promise<number> {
     );
   } finally {
     clearInterval(checkpoints);
+    traced?.end();
     // Whatever stopped the run (a bad header is found before any line is sent), what was applied is audited.
     await adapters?.close(CLOSE_TIMEOUT_MS);
+    await tracing?.shutdown(TRACES_TIMEOUT_MS);
     marks?.finish();
     journal?.close();
     results.close();

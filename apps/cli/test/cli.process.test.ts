@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { createServer as createHttpServer } from 'node:http';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
@@ -257,6 +258,52 @@ describe('cotizaciones apply (the built CLI against a stub upstream over HTTP)',
     await cli(['apply', ndjson, '--as', '5'], env);
     expect(stub.received.map((request) => request.body)).toEqual(['{"id":"12345678901234567890","delete":1}']);
     expect(readFileSync(`${ndjson}.results.csv`, 'utf8')).toContain('1,malformed,"the number 12345678901234567890 would not be sent as written');
+  });
+
+  it('with OTEL_* set: one trace per line, each linked to the run\'s span, with its upstream call inside; nothing secret exported', async () => {
+    const bodies: string[] = [];
+    const receiver = createHttpServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        bodies.push(body);
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+    }).listen(0, '127.0.0.1');
+    await once(receiver, 'listening');
+    try {
+      const input = file('traced.csv', 'operation,id,field,value\nquotation,1,estado,x\nquotation,2,estado,x\nitem,3,cantidad,2\n');
+      const ran = await cli(['apply', input, '--as', '6'], {
+        ...env,
+        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(receiver.address() as { port: number }).port}`,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      });
+      expect(ran.code).toBe(0);
+      // The run exported what it had before it exited.
+      type Exported = { traceId: string; spanId: string; parentSpanId?: string; name: string; attributes: Array<{ key: string; value: Record<string, unknown> }>; links?: Array<{ spanId: string }> };
+      const spans = bodies.flatMap((body) =>
+        (JSON.parse(body) as { resourceSpans: Array<{ scopeSpans: Array<{ spans: Exported[] }> }> }).resourceSpans.flatMap((r) => r.scopeSpans.flatMap((scope) => scope.spans)),
+      );
+      const attribute = (span: Exported | undefined, key: string) => Object.values(span?.attributes.find((a) => a.key === key)?.value ?? {})[0];
+      const runSpan = spans.find((span) => span.name === 'cotizaciones apply');
+      const runId = /run (cli-\S+) as/.exec(ran.stdout)?.[1];
+      expect(attribute(runSpan, 'cotizaciones.run_id')).toBe(runId);
+      const lines = spans.filter((span) => span.name.startsWith('line '));
+      expect(lines.map((span) => [span.name, attribute(span, 'cotizaciones.line'), attribute(span, 'cotizaciones.line.outcome')]).sort()).toEqual([
+        ['line item', 4, 'ok'],
+        ['line quotation', 2, 'ok'],
+        ['line quotation', 3, 'ok'],
+      ]);
+      expect(new Set(lines.map((span) => span.traceId)).size).toBe(3);
+      for (const line of lines) {
+        expect(line.links?.map((link) => link.spanId)).toEqual([runSpan?.spanId]);
+        expect(spans.some((span) => span.parentSpanId === line.spanId && span.name.startsWith('POST /api/cotizaciones/'))).toBe(true);
+      }
+      expect(stub.received.map((request) => String(request.headers.traceparent).split('-')[1]).sort()).toEqual(lines.map((span) => span.traceId).sort());
+      expect(bodies.join('\n')).not.toContain('cli-secret-token');
+    } finally {
+      receiver.close();
+    }
   });
 
   it('--help prints the usage on stdout and --version the version, exit 0', async () => {

@@ -13,6 +13,7 @@ interface ExportedSpan {
   readonly kind: number;
   readonly attributes: Record<string, unknown>;
   readonly status: { readonly code?: number } | undefined;
+  readonly links: ReadonlyArray<{ readonly traceId: string; readonly spanId: string }>;
 }
 
 /** An OTLP/HTTP receiver for `http/json`: what the service exported, as bodies and as spans. */
@@ -39,6 +40,7 @@ async function otlpReceiver() {
             name: span.name as string,
             kind: span.kind as number,
             status: span.status as { code?: number } | undefined,
+            links: ((span.links as Array<{ traceId: string; spanId: string }> | undefined) ?? []).map(({ traceId, spanId }) => ({ traceId, spanId })),
             attributes: Object.fromEntries(
               (span.attributes as Array<{ key: string; value: Record<string, unknown> }>).map(({ key, value }) => [key, Object.values(value)[0]]),
             ),
@@ -92,6 +94,11 @@ describe('OpenTelemetry traces (OTEL_EXPORTER_OTLP_ENDPOINT set, http/json)', ()
     expect(svc.stub.received.at(-1)?.headers.traceparent).toBe(`00-${server.traceId}-${client.spanId}-01`);
     // The request's log line names its trace and span.
     expect(line).toMatchObject({ trace_id: server.traceId, span_id: server.spanId });
+    // Its audit entry is written after the answer, in a batch of its own trace, linked to the request.
+    const linked = () => receiver.spans().find((span) => span.name === 'activity_log write' && span.links.some((link) => link.spanId === server.spanId));
+    while (!linked()) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(linked()).toMatchObject({ parentSpanId: undefined, links: expect.arrayContaining([{ traceId: server.traceId, spanId: server.spanId }]) as unknown });
+    expect(linked()?.traceId).not.toBe(server.traceId);
   });
 
   it('continues the trace an incoming traceparent names', async () => {

@@ -41,6 +41,7 @@ export async function openAdapters(config: RuntimeConfig, log: Log): Promise<Ada
     deadLetterFile: config.activityLogDeadLetter,
     deadLetterMaxBytes: config.activityLogDeadLetterMaxBytes,
     maxQueue: config.activityLogQueueMax,
+    traced: config.tracing.enabled,
     onProblem: (problem) => reportActivityProblem(log, problem),
     onConnectionError: (error) => log.warn({ err: error }, 'activity log connection lost'),
   });

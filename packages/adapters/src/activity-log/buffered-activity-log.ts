@@ -1,6 +1,7 @@
 import type { ActivityEntry, ActivityLog } from '@cotizaciones/core';
 import type { ActivityLogStore } from './activity-log-store.js';
 import { isRefusal, type ActivityStoreError } from './activity-store-error.js';
+import { batchSpans } from './batch-spans.js';
 import type { DeadLetter } from './dead-letter-file.js';
 
 export interface ActivityLogStats {
@@ -57,6 +58,8 @@ export interface BufferedActivityLogOptions {
   readonly deadLetter?: DeadLetter | undefined;
   /** Told of every failed write and, at most once a second, of dropped entries: the server log. */
   readonly onProblem?: (problem: ActivityLogProblem) => void;
+  /** Each store write as a span, linked to the requests its entries came from (OpenTelemetry started). */
+  readonly traced?: boolean | undefined;
 }
 
 export interface BufferedActivityLog extends ActivityLog {
@@ -84,6 +87,7 @@ export function bufferedActivityLog(store: ActivityLogStore, options: BufferedAc
   const retryMinMs = options.retryMinMs ?? 100;
   const retryMaxMs = options.retryMaxMs ?? 30_000;
   const deadLetter = options.deadLetter;
+  const spans = options.traced ? batchSpans() : undefined;
   const report = (problem: ActivityLogProblem) => {
     try {
       options.onProblem?.(problem);
@@ -178,7 +182,7 @@ export function bufferedActivityLog(store: ActivityLogStore, options: BufferedAc
       if (suspect === 0 && queue.length < maxBatch && lingerMs > 0) await sleep(lingerMs);
       const batch = queue.slice(0, suspect === 0 ? maxBatch : Math.ceil(suspect / 2));
       try {
-        writing = store.write(batch);
+        writing = spans ? spans.write(batch, () => store.write(batch)) : store.write(batch);
         writingCount = batch.length;
         await writing;
         writing = undefined;
@@ -238,6 +242,7 @@ export function bufferedActivityLog(store: ActivityLogStore, options: BufferedAc
         }
         return;
       }
+      spans?.recorded(entry);
       queue.push(entry);
       sizes.push(size);
       queuedBytes += size;
