@@ -172,3 +172,55 @@ describe('OpenTelemetry traces with a token source that fetches (OAuth2)', () =>
     }
   });
 });
+
+describe('OpenTelemetry export: http/protobuf, and a collector that does not answer', () => {
+  it('delivers http/protobuf to the traces endpoint', async () => {
+    const received: Array<{ path: string | undefined; type: string | undefined; bytes: number }> = [];
+    const receiver = createServer((req, res) => {
+      let bytes = 0;
+      req.on('data', (chunk: Buffer) => (bytes += chunk.length));
+      req.on('end', () => {
+        received.push({ path: req.url, type: req.headers['content-type'], bytes });
+        res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+      });
+    });
+    receiver.listen(0, '127.0.0.1');
+    await once(receiver, 'listening');
+    const svc = await startService({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/custom/traces` });
+    try {
+      expect(await (await svc.post(FIELD_PATH, form({ id: '12', field: 'estado', value: 'x' }), { cookie: await svc.signIn() })).text()).toBe('{"ok":true}');
+      while (received.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(received[0]).toMatchObject({ path: '/custom/traces', type: 'application/x-protobuf' });
+      expect(received[0]!.bytes).toBeGreaterThan(100);
+    } finally {
+      await svc.close();
+      receiver.close();
+    }
+  });
+
+  it('a collector that accepts and never answers: every request answers, its complaints are one log line, the stop keeps its bound', async () => {
+    let exports = 0;
+    const stalled = createServer(() => void (exports += 1));
+    stalled.listen(0, '127.0.0.1');
+    await once(stalled, 'listening');
+    const svc = await startService({ OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(stalled.address() as AddressInfo).port}`, OTEL_EXPORTER_OTLP_TIMEOUT: '200' });
+    try {
+      const cookie = await svc.signIn();
+      // Requests go on while three exports, one after the other, hang until their time limit.
+      for (let sent = 0; exports < 3; sent += 1) {
+        const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => svc.post(FIELD_PATH, form({ id: String(i + 1), field: 'estado', value: 'x' }), { cookie }).then((r) => r.text())));
+        expect(answers.every((text) => text === '{"ok":true}')).toBe(true);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      // The failed exports are said once: the next minute's are counted into its next line.
+      expect(svc.logs.lines.filter((line) => String(line.msg).startsWith('tracing:'))).toHaveLength(1);
+    } finally {
+      const started = performance.now();
+      await svc.close();
+      // close(1000): the spans still pending are given up at the bound, whatever the collector does.
+      expect(performance.now() - started).toBeLessThan(5_000);
+      stalled.closeAllConnections();
+      stalled.close();
+    }
+  }, 30_000);
+});
