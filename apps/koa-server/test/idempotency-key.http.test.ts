@@ -1,14 +1,7 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { freePort, nginxAvailable } from './support/nginx-chain.js';
+import { nginxAvailable, startNginxWithProxyConf } from './support/nginx-chain.js';
 import { FIELD_PATH, ITEM_PATH, form, startService, type TestService } from './support/service.js';
 
-const PROXY_CONF = fileURLToPath(new URL('../../../deploy/cotizaciones-proxy.conf', import.meta.url));
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 // The contract's "Upstream": every call carries Idempotency-Key, one per change, never chosen by a client.
@@ -58,7 +51,7 @@ describe('Idempotency-Key on the upstream call', () => {
 
   it.skipIf(!nginxAvailable)("behind nginx with deploy/cotizaciones-proxy.conf, is nginx's $request_id, whatever the client sent", async () => {
     const svc = await service({ TRUST_PROXY: '1' });
-    const nginx = await startNginx(Number(new URL(svc.url).port));
+    const nginx = await startNginxWithProxyConf(Number(new URL(svc.url).port));
     cleanup.push(() => nginx.stop());
     const cookie = await svc.signIn();
     const answers = [];
@@ -76,41 +69,3 @@ describe('Idempotency-Key on the upstream call', () => {
     expect(keys(svc)[0]).not.toBe(keys(svc)[1]);
   });
 });
-
-/** One nginx in front of the service, proxying as the repository's deploy/cotizaciones-proxy.conf says. */
-async function startNginx(servicePort: number) {
-  const dir = mkdtempSync(join(tmpdir(), 'nginx-key-'));
-  const port = await freePort();
-  writeFileSync(join(dir, 'cotizaciones-proxy.conf'), readFileSync(PROXY_CONF));
-  writeFileSync(
-    join(dir, 'nginx.conf'),
-    `daemon off; master_process off; pid ${dir}/nginx.pid; error_log ${dir}/error.log;
-    events {}
-    http {
-      access_log off;
-      client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy; fastcgi_temp_path ${dir}/fastcgi;
-      uwsgi_temp_path ${dir}/uwsgi; scgi_temp_path ${dir}/scgi;
-      upstream cotizaciones_service { server 127.0.0.1:${servicePort}; keepalive 4; }
-      server { listen 127.0.0.1:${port}; location / { include ${dir}/cotizaciones-proxy.conf; } }
-    }`,
-  );
-  const child = spawn('nginx', ['-p', dir, '-c', join(dir, 'nginx.conf'), '-e', join(dir, 'error.log')], { stdio: 'ignore' });
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i += 1) {
-    const up = await fetch(`${url}/healthz`).then(
-      () => true,
-      () => false,
-    );
-    if (up) break;
-    if (i > 400 || child.exitCode !== null) throw new Error(`nginx did not start: ${readFileSync(join(dir, 'error.log'), 'utf8')}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  return {
-    url,
-    async stop() {
-      child.kill('SIGTERM');
-      if (child.exitCode === null) await once(child, 'exit');
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}

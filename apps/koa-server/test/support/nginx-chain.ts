@@ -1,9 +1,12 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const PROXY_CONF = fileURLToPath(new URL('../../../../deploy/cotizaciones-proxy.conf', import.meta.url));
 
 export const nginxAvailable = spawnSync('nginx', ['-v']).status === 0;
 if (!nginxAvailable) console.warn('\n[nginx tests] SKIPPING the tests through a real nginx: none on the PATH\n');
@@ -30,6 +33,27 @@ export async function startNginxChain(servicePort: number, hops: number) {
       }
     }`;
   });
+  return runNginx(dir, servers.join('\n'), ports);
+}
+
+/**
+ * One nginx in front of `servicePort`, proxying as the repository's deploy/cotizaciones-proxy.conf
+ * says (its `X-Request-Id $request_id`, its retry settings).
+ */
+export async function startNginxWithProxyConf(servicePort: number) {
+  const dir = mkdtempSync(join(tmpdir(), 'nginx-proxy-'));
+  const port = await freePort();
+  writeFileSync(join(dir, 'cotizaciones-proxy.conf'), readFileSync(PROXY_CONF));
+  return runNginx(
+    dir,
+    `upstream cotizaciones_service { server 127.0.0.1:${servicePort}; keepalive 4; }
+      server { listen 127.0.0.1:${port}; location / { include ${dir}/cotizaciones-proxy.conf; } }`,
+    [port],
+  );
+}
+
+/** nginx run from `dir` with `servers` in its http block, once it listens on every port; its URL is the first port's. */
+async function runNginx(dir: string, servers: string, ports: readonly number[]) {
   writeFileSync(
     join(dir, 'nginx.conf'),
     `daemon off; master_process off; pid ${dir}/nginx.pid; error_log ${dir}/error.log;
@@ -38,7 +62,7 @@ export async function startNginxChain(servicePort: number, hops: number) {
       access_log off;
       client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy; fastcgi_temp_path ${dir}/fastcgi;
       uwsgi_temp_path ${dir}/uwsgi; scgi_temp_path ${dir}/scgi;
-      ${servers.join('\n')}
+      ${servers}
     }`,
   );
   const child = spawn('nginx', ['-p', dir, '-c', join(dir, 'nginx.conf'), '-e', join(dir, 'error.log')], { stdio: 'ignore' });
@@ -53,7 +77,7 @@ export async function startNginxChain(servicePort: number, hops: number) {
   };
 }
 
-export async function freePort(): Promise<number> {
+async function freePort(): Promise<number> {
   const server = createServer().listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
