@@ -9,6 +9,7 @@ import { SERVICE_MAIN, baselineTarget, fastifyTarget, koaAloneTarget, koaFloorTa
 import { benchFairShare } from './fair-share-bench.js';
 import { benchPhpSessions } from './php-session-bench.js';
 import { benchWriter, sqliteWriterUrl, type WriterResult } from './writer-bench.js';
+import { measureTracingOffCost } from './tracing-off-cost.js';
 
 const STUB = fileURLToPath(new URL('./stub-upstream.js', import.meta.url));
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
@@ -22,6 +23,7 @@ function targetsFor(options: BenchOptions): Target[] {
     koaFloorTarget,
     serviceTarget({ client: 'got', stores: { kind: 'cookie+sqlite' }, nodeArgs }),
     serviceTarget({ client: 'undici', stores: { kind: 'cookie+sqlite' }, nodeArgs }),
+    serviceTarget({ client: 'undici', stores: { kind: 'cookie+sqlite' }, nodeArgs, traced: true }),
   ];
   if (options.candidateMain || options.candidateNodeArgs.length) {
     const candidate = { stores: { kind: 'cookie+sqlite' as const }, nodeArgs: options.candidateNodeArgs, main: options.candidateMain ?? SERVICE_MAIN, candidate: true };
@@ -72,6 +74,7 @@ async function measureDelay(options: BenchOptions, targets: Target[], delayMs: n
         const rps = median(results.map((r) => r.rps));
         return {
           target: target.name,
+          setting: target.setting,
           delayMs,
           rounds: results.length,
           rps,
@@ -149,6 +152,8 @@ async function main(): Promise<void> {
   }
 
   const phpSessions = options.phpReads > 0 || options.phpRounds > 0 ? await benchPhpSessions(options.phpReads, options.phpRounds, log) : undefined;
+  log('tracing off: the calls left on the request path');
+  const tracingOff = measureTracingOffCost();
   const fairShare = options.fairProbes > 0 ? await benchFairShare(options.fairProbes, log) : undefined;
 
   const markdown = writeReport(options.out, {
@@ -168,6 +173,7 @@ async function main(): Promise<void> {
     writer,
     phpSessions,
     fairShare,
+    tracingOff,
   });
   process.stdout.write(markdown);
   const problems = [...summaries, ...peakMemory, ...(soakResult ? [soakResult] : [])].flatMap((s) => s.problems);

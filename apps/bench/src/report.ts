@@ -3,10 +3,13 @@ import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import type { FairShareRow, FloodRow } from './fair-share-bench.js';
 import type { LatencyRow, PhpSessionLatency } from './php-session-bench.js';
+import type { ServiceSetting } from './targets.js';
+import type { TracingOffCost } from './tracing-off-cost.js';
 import type { WriterResult } from './writer-bench.js';
 
 export interface TargetSummary {
   readonly target: string;
+  readonly setting: ServiceSetting | undefined;
   readonly delayMs: number;
   readonly rounds: number;
   readonly rps: number;
@@ -53,6 +56,7 @@ export interface BenchReport {
   readonly writer: WriterResult[];
   readonly phpSessions: PhpSessionLatency | undefined;
   readonly fairShare: { rows: FairShareRow[]; flood: FloodRow } | undefined;
+  readonly tracingOff: TracingOffCost;
 }
 
 export function machine(): string {
@@ -89,6 +93,7 @@ export function toMarkdown(report: BenchReport): string {
       `| ${s.target} | ${s.seconds} | ${fixed(s.rate)} | ${s.requests} | ${fixed(s.rssAfterWarmupMb, 1)} | ${fixed(s.rssAtEndMb, 1)} | ${fixed(s.growthMb, 1)} | ${s.problems.length ? s.problems.join('; ') : 'ok'} |`,
     );
   }
+  lines.push(...tracingLines(report));
   if (report.writer.length) {
     lines.push('', '| activity-log writer | entries | entries/s | written |', '|---|---|---|---|');
     for (const w of report.writer) lines.push(`| ${w.store} | ${w.entries} | ${fixed(w.entriesPerSecond)} | ${w.written} |`);
@@ -122,6 +127,25 @@ export function toMarkdown(report: BenchReport): string {
     );
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** Tracing off against what is left of it on the request path; on (every request sampled) against off, in the same rounds. */
+function tracingLines(report: BenchReport): string[] {
+  const lines = ['', '| tracing, service: undici, cookie+sqlite | upstream delay | CPU µs / request | × off | req/s | p99 ms |', '|---|---|---|---|---|---|'];
+  const undiciCookie = (t: TargetSummary) => t.setting?.client === 'undici' && t.setting.stores.kind === 'cookie+sqlite' && !t.setting.candidate;
+  const offRows = report.targets.filter((t) => undiciCookie(t) && !t.setting?.traced);
+  for (const off of offRows) {
+    lines.push(`| off | ${off.delayMs} ms | ${fixed(off.cpuMsPer1000)} | 1.00 | ${fixed(off.rps)} | ${fixed(off.p99, 1)} |`);
+    const on = report.targets.find((t) => t.delayMs === off.delayMs && undiciCookie(t) && t.setting?.traced);
+    if (on) lines.push(`| on, every request sampled, OTLP/HTTP protobuf | ${on.delayMs} ms | ${fixed(on.cpuMsPer1000)} | ${fixed(on.cpuMsPer1000 / off.cpuMsPer1000, 2)} | ${fixed(on.rps)} | ${fixed(on.p99, 1)} |`);
+  }
+  const ns = report.tracingOff.nsPerRequest;
+  const leanest = Math.min(...offRows.map((t) => t.cpuMsPer1000));
+  lines.push(
+    '',
+    `Tracing off: what is left of it on a request's path (the upstream call's header injection, the log line's span lookup) takes ${fixed(ns)} ns per request, ${fixed(ns / 10 / leanest, 3)} % of the service's CPU per request (target < 1 %).`,
+  );
+  return lines;
 }
 
 export function writeReport(dir: string, report: BenchReport): string {

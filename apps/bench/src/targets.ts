@@ -23,6 +23,7 @@ const BASELINE = fileURLToPath(new URL('./baseline-forwarder.js', import.meta.ur
 const FASTIFY = fileURLToPath(new URL('./fastify-reference.js', import.meta.url));
 const KOA = fileURLToPath(new URL('./koa-reference.js', import.meta.url));
 const KOA_ALONE = fileURLToPath(new URL('./koa-alone.js', import.meta.url));
+const OTLP_SINK = fileURLToPath(new URL('./otlp-sink.js', import.meta.url));
 
 export interface RunningTarget {
   readonly process: Spawned;
@@ -37,6 +38,8 @@ export interface Target {
   readonly name: string;
   /** The reference is Fastify (the "× Fastify" column); the Koa floor is the same handler on Koa. */
   readonly role: 'baseline' | 'reference' | 'koa-alone' | 'koa-floor' | 'service';
+  /** How a service target runs (its client, stores, tracing): the report picks its comparisons by it. */
+  readonly setting?: ServiceSetting;
   start(upstreamUrl: string, users: number): Promise<RunningTarget>;
 }
 
@@ -87,12 +90,15 @@ export interface ServiceSetting {
   readonly main?: string;
   /** Named "candidate" in the report: the B of an A/B. */
   readonly candidate?: boolean;
+  /** Tracing on, every request sampled, exported over OTLP/HTTP (protobuf) to a collector that takes everything. */
+  readonly traced?: boolean;
 }
 
 export function serviceTarget(setting: ServiceSetting): Target {
   return {
-    name: `${setting.candidate ? 'candidate' : 'service'}: ${setting.client}, ${setting.stores.kind}${setting.nodeArgs?.length ? ` [${setting.nodeArgs.join(' ')}]` : ''}`,
+    name: `${setting.candidate ? 'candidate' : 'service'}: ${setting.client}, ${setting.stores.kind}${setting.traced ? ', traced (100 %)' : ''}${setting.nodeArgs?.length ? ` [${setting.nodeArgs.join(' ')}]` : ''}`,
     role: 'service',
+    setting,
     async start(upstreamUrl, users) {
       const table = `activity_log_bench_${randomBytes(4).toString('hex')}`;
       const stores =
@@ -105,7 +111,9 @@ export function serviceTarget(setting: ServiceSetting): Target {
               REDIS_URL: setting.stores.redisUrl,
               REDIS_KEY_PREFIX: `bench:${table}:`,
             };
+      const collector = setting.traced ? await spawnServer(OTLP_SINK, [], {}) : undefined;
       const env = {
+        ...(collector ? { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_TRACES_SAMPLER: 'always_on' } : {}),
         UPSTREAM_BASE_URL: upstreamUrl,
         UPSTREAM_TOKEN: 'bench-token',
         UPSTREAM_CLIENT: setting.client,
@@ -129,6 +137,7 @@ export function serviceTarget(setting: ServiceSetting): Target {
         stop: async () => {
           await process.stop();
           await counter.close();
+          await collector?.stop();
         },
       };
     },

@@ -17,6 +17,7 @@ export { inMemoryActivityLogStore } from './activity-log/in-memory-activity-log-
 export { isActivityLogUrl, sqlEngineOf, type SqlEngine } from './activity-log/activity-log-url.js';
 export { openActivityLog, type OpenActivityLogOptions, type OpenedActivityLog } from './activity-log/open-activity-log.js';
 export { ActivityStoreError, isRefusal, type StoreFailure } from './activity-log/activity-store-error.js';
+export { traceHeaders } from './upstream/trace-headers.js';
 export { deadLetterFile, type DeadLetter } from './activity-log/dead-letter-file.js';
 export { lazyActivityLogStore } from './activity-log/lazy-activity-log-store.js';
 export { entryOfRecord, entryRecord, type EntryRecord } from './activity-log/entry-record.js';
