@@ -4,12 +4,13 @@ import { runLoad } from './load.js';
 import { measureRound, median, type RoundResult } from './measure.js';
 import { readOptions, type BenchOptions } from './options.js';
 import { memoryMb, spawnServer, type Spawned } from './processes.js';
-import { machine, writeReport, type PeakMemory, type SoakResult, type TargetSummary } from './report.js';
-import { SERVICE_MAIN, baselineTarget, fastifyTarget, koaAloneTarget, koaFloorTarget, serviceTarget, type RunningTarget, type Target } from './targets.js';
+import { machine, serviceTag, writeReport, type PeakMemory, type SoakResult, type TargetSummary } from './report.js';
+import { SERVICE_MAIN, baselineTarget, fastifyTarget, koaAloneTarget, koaFloorTarget, koaGotTarget, serviceTarget, type RunningTarget, type Target } from './targets.js';
 import { benchFairShare } from './fair-share-bench.js';
 import { benchPhpSessions } from './php-session-bench.js';
 import { benchWriter, sqliteWriterUrl, type WriterResult } from './writer-bench.js';
 import { measureTracingOffCost } from './tracing-off-cost.js';
+import { benchCliRounds } from './cli-bench.js';
 
 const STUB = fileURLToPath(new URL('./stub-upstream.js', import.meta.url));
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
@@ -21,6 +22,7 @@ function targetsFor(options: BenchOptions): Target[] {
     fastifyTarget,
     koaAloneTarget,
     koaFloorTarget,
+    koaGotTarget,
     serviceTarget({ client: 'got', stores: { kind: 'cookie+sqlite' }, nodeArgs }),
     serviceTarget({ client: 'undici', stores: { kind: 'cookie+sqlite' }, nodeArgs }),
     serviceTarget({ client: 'undici', stores: { kind: 'cookie+sqlite' }, nodeArgs, traced: true }),
@@ -74,7 +76,8 @@ async function measureDelay(options: BenchOptions, targets: Target[], delayMs: n
         const rps = median(results.map((r) => r.rps));
         return {
           target: target.name,
-          setting: target.setting,
+          role: target.role,
+          setting: serviceTag(target.setting),
           delayMs,
           rounds: results.length,
           rps,
@@ -151,7 +154,8 @@ async function main(): Promise<void> {
     if (options.postgresUrl) writer.push(await benchWriter('PostgreSQL', options.postgresUrl, options.writerEntries));
   }
 
-  const phpSessions = options.phpReads > 0 || options.phpRounds > 0 ? await benchPhpSessions(options.phpReads, options.phpRounds, log) : undefined;
+  const phpSessions = options.phpReads > 0 || options.phpRounds > 0 ? await benchPhpSessions(options.phpReads, options.phpRounds, { rounds: options.rounds, durationS: options.durationS }, log) : undefined;
+  const cli = options.cliLines > 0 ? await benchCliRounds(options.cliLines, options.rounds, log) : undefined;
   log('tracing off: the calls left on the request path');
   const tracingOff = measureTracingOffCost();
   const fairShare = options.fairProbes > 0 ? await benchFairShare(options.fairProbes, log) : undefined;
@@ -174,9 +178,10 @@ async function main(): Promise<void> {
     phpSessions,
     fairShare,
     tracingOff,
+    cli,
   });
   process.stdout.write(markdown);
-  const problems = [...summaries, ...peakMemory, ...(soakResult ? [soakResult] : [])].flatMap((s) => s.problems);
+  const problems = [...summaries, ...peakMemory, ...(soakResult ? [soakResult] : []), ...(cli ? [cli] : []), ...(phpSessions?.throughput ?? [])].flatMap((s) => s.problems);
   if (problems.length > 0) {
     log(`correctness problems: ${problems.length}`);
     process.exitCode = 1;

@@ -6,8 +6,8 @@
 import fastifyCookie from '@fastify/cookie';
 import fastifyFormbody from '@fastify/formbody';
 import Fastify from 'fastify';
-import { Pool } from 'undici';
 import { batchedLog } from './batched-log.js';
+import { undiciPost } from './reference-clients.js';
 import { CONTRACT_HEADERS as HEADERS, IDLE_MS, REFERENCE_PATH as PATH, referenceUpdate } from './reference-update.js';
 
 const UPSTREAM = process.env.UPSTREAM_BASE_URL ?? '';
@@ -21,7 +21,7 @@ interface SessionData {
   seenAt?: number;
 }
 
-const pool = new Pool(UPSTREAM, { connections: 256, keepAliveTimeout: 4_000 });
+const post = undiciPost(UPSTREAM);
 const activityLog = batchedLog();
 
 const app = Fastify({ logger: true, bodyLimit: 1024 * 1024 });
@@ -48,7 +48,7 @@ app.route({
     if (request.method !== 'POST') return reply.code(405).header('Allow', 'POST').send('{"ok":false,"msg":"Método no permitido."}');
     const userId = sessionUser(request.cookies[COOKIE], (value) => request.unsignCookie(value));
     if (!userId) return reply.send('{"ok":false,"msg":"No autenticado"}');
-    return reply.send(await referenceUpdate(pool, TOKEN, (request.body ?? {}) as Record<string, unknown>, userId, activityLog));
+    return reply.send(await referenceUpdate(post, TOKEN, (request.body ?? {}) as Record<string, unknown>, userId, activityLog));
   },
 });
 

@@ -4,15 +4,15 @@
 import { createServer } from 'node:http';
 import Router from '@koa/router';
 import Koa from 'koa';
-import { Pool } from 'undici';
 import { announceListening } from './announce-listening.js';
+import { undiciPost } from './reference-clients.js';
 import { batchedLog } from './batched-log.js';
 import { CONTRACT_HEADERS as HEADERS, REFERENCE_PATH as PATH, referenceUpdate } from './reference-update.js';
 
 const UPSTREAM = process.env.UPSTREAM_BASE_URL ?? '';
 const TOKEN = process.env.UPSTREAM_TOKEN ?? 'bench-token';
 
-const pool = new Pool(UPSTREAM, { connections: 256, keepAliveTimeout: 4_000 });
+const post = undiciPost(UPSTREAM);
 const activityLog = batchedLog();
 
 const app = new Koa();
@@ -25,7 +25,7 @@ router.all(PATH, async (ctx) => {
   const chunks: Buffer[] = [];
   for await (const chunk of ctx.req) chunks.push(chunk as Buffer);
   const form = Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString('latin1')));
-  ctx.body = await referenceUpdate(pool, TOKEN, form, '1', activityLog);
+  ctx.body = await referenceUpdate(post, TOKEN, form, '1', activityLog);
   ctx.type = HEADERS['Content-Type'];
 });
 app.use(router.routes());

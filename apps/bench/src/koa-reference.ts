@@ -1,5 +1,5 @@
 // The Fastify reference's handler on this project's chosen libraries: Koa 3, @koa/router,
-// koa-session's signed cookie, koa-body, one pino line per request, undici to the upstream, the
+// koa-session's signed cookie, koa-body, one pino line per request, undici (or got) to the upstream, the
 // same batched in-memory log. koa-session is used as the service uses it (its signer in place of
 // keygrip, whose per-comparison random HMAC key cost 11 % of this server's CPU; the cookie codec
 // given explicitly; no automatic commit): the least these libraries cost. None of the service's
@@ -11,9 +11,9 @@ import Koa from 'koa';
 import { koaBody } from 'koa-body';
 import session from 'koa-session';
 import { pino } from 'pino';
-import { Pool } from 'undici';
 import { cookieSessionCodec, signingKeys } from '@cotizaciones/adapters';
 import { announceListening } from './announce-listening.js';
+import { referencePost } from './reference-clients.js';
 import { batchedLog } from './batched-log.js';
 import { CONTRACT_HEADERS as HEADERS, IDLE_MS, REFERENCE_PATH as PATH, referenceUpdate } from './reference-update.js';
 
@@ -26,7 +26,8 @@ interface SessionData {
   seenAt?: number;
 }
 
-const pool = new Pool(UPSTREAM, { connections: 256, keepAliveTimeout: 4_000 });
+// undici, or got with `got` as the first argument.
+const post = referencePost(process.argv[2], UPSTREAM);
 const activityLog = batchedLog();
 const log = pino();
 
@@ -61,7 +62,7 @@ router.all(PATH, koaBody(), async (ctx) => {
     ctx.type = HEADERS['Content-Type'];
     return;
   }
-  ctx.body = await referenceUpdate(pool, TOKEN, (ctx.request.body ?? {}) as Record<string, unknown>, String(userId), activityLog);
+  ctx.body = await referenceUpdate(post, TOKEN, (ctx.request.body ?? {}) as Record<string, unknown>, String(userId), activityLog);
   ctx.type = HEADERS['Content-Type'];
 });
 app.use(router.routes());

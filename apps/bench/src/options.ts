@@ -16,6 +16,8 @@ export interface BenchOptions {
   readonly phpRounds: number;
   /** Fair share: the newcomer's probes per scenario (0: skipped). */
   readonly fairProbes: number;
+  /** The bulk CLI: lines per run, one run per round (0: skipped). */
+  readonly cliLines: number;
   readonly out: string;
   /** Node/V8 flags for the service processes (heap sizing experiments), split on spaces. */
   readonly serviceNodeArgs: readonly string[];
@@ -41,6 +43,7 @@ const HELP = `pnpm bench [options]
   --php-reads N        SESSION_STORE=php: adapter reads of a PHP-written session per mode (5000; needs php, redis-server)
   --php-rounds N       SESSION_STORE=php: interleaved rounds of whole requests per session mode (400)
   --fair-probes N      fair share: a newcomer's requests beside ordinary and pipelining clients, per scenario (200)
+  --cli-lines N        the bulk CLI: lines applied per round, --concurrency 16, 20 ms upstream (4000)
   --out DIR            where the Markdown and JSON reports go (bench-results)
   --service-node-args="FLAGS"  Node/V8 flags on the service's command line (default: npm start's --heap-growing-percent=50 --max-semi-space-size=8)
   --candidate FILE     another build's main.js, measured beside the service in the same rounds (an A/B)
@@ -64,6 +67,7 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOption
       'php-reads': { type: 'string', default: '5000' },
       'php-rounds': { type: 'string', default: '400' },
       'fair-probes': { type: 'string', default: '200' },
+      'cli-lines': { type: 'string', default: '4000' },
       out: { type: 'string', default: 'bench-results' },
       // As `npm start` and the Dockerfile start the service.
       'service-node-args': { type: 'string', default: '--heap-growing-percent=50 --max-semi-space-size=8' },
@@ -95,6 +99,7 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOption
     phpReads: int('php-reads', values['php-reads']),
     phpRounds: int('php-rounds', values['php-rounds']),
     fairProbes: int('fair-probes', values['fair-probes']),
+    cliLines: int('cli-lines', values['cli-lines']),
     out: values.out,
     serviceNodeArgs: values['service-node-args'].split(' ').filter(Boolean),
     candidateMain: values.candidate,

@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { UPDATE_QUOTATION_FIELD } from '@cotizaciones/core';
 import { decodePhpSession, phpSessions, type PhpSessionsOptions } from '@cotizaciones/adapters/php-session';
 import { freePort, phpAvailable, phpServer, redisProcess, redisServerAvailable, type PhpServer } from '@cotizaciones/adapters/testing/processes';
-import { spawnServer, type Spawned } from './processes.js';
+import { runLoad, type LoadResult } from './load.js';
+import { cpuMs, spawnServer, type Spawned } from './processes.js';
 import { devLoginCookie } from './sessions.js';
 import { SERVICE_MAIN } from './targets.js';
 
@@ -36,6 +37,16 @@ export interface LargeSessionCost {
   readonly largeUs: number;
 }
 
+export interface ThroughputRow {
+  readonly mode: string;
+  readonly rounds: number;
+  /** Medians of the rounds. */
+  readonly rps: number;
+  readonly p99Ms: number;
+  readonly cpuUsPerRequest: number;
+  readonly problems: string[];
+}
+
 export interface PhpSessionLatency {
   /** What one request's `currentUser()` costs the adapter, reading a session a real PHP wrote. */
   readonly reads: LatencyRow[];
@@ -45,8 +56,11 @@ export interface PhpSessionLatency {
   readonly decoder: DecoderRow[];
   /** A signed-in request's CPU with a 200 KB session against a small one (files). */
   readonly large: LargeSessionCost;
+  /** Each mode under load (32 connections, a small session each), interleaved round by round. */
+  readonly throughput: ThroughputRow[];
 }
 
+const STUB = fileURLToPath(new URL('./stub-upstream.js', import.meta.url));
 const CART_SESSION = fileURLToPath(new URL('../php/cart-session.php', import.meta.url));
 const SAMPLES = 7;
 
@@ -108,7 +122,12 @@ async function timeReads(options: PhpSessionsOptions, cookie: string, reads: num
  * touch mode), and what it adds to a whole request against the service's own sessions (cookie, Redis).
  * Undefined when PHP or redis-server is not installed.
  */
-export async function benchPhpSessions(reads: number, rounds: number, log: (line: string) => void): Promise<PhpSessionLatency | undefined> {
+export async function benchPhpSessions(
+  reads: number,
+  rounds: number,
+  load: { rounds: number; durationS: number },
+  log: (line: string) => void,
+): Promise<PhpSessionLatency | undefined> {
   if (!phpAvailable() || !redisServerAvailable()) {
     log('php or redis-server not installed: skipping the PHP session latency');
     return undefined;
@@ -152,18 +171,22 @@ export async function benchPhpSessions(reads: number, rounds: number, log: (line
     }
 
     log(`PHP sessions: ${rounds} interleaved rounds of whole requests per mode`);
-    // The listening line is how a started service is found: every mode writes the same request log.
-    const quiet = { ACTIVITY_LOG_URL: 'memory:', PORT: '0' };
-    const modes: Array<{ name: string; url: string; cookie: string }> = [];
-    const add = async (name: string, env: Record<string, string>, cookie: (url: string) => Promise<string>) => {
+    // The upstream over HTTP with the default client, as deployed; the listening line is how a started service is found.
+    const stub = await spawnServer(STUB, ['0'], {});
+    services.push(stub);
+    const quiet = { ACTIVITY_LOG_URL: 'memory:', PORT: '0', UPSTREAM_BASE_URL: stub.url, UPSTREAM_TOKEN: 'bench-token' };
+    const modes: Array<{ name: string; url: string; cookie: string; cookies: string[]; pid: number }> = [];
+    const add = async (name: string, env: Record<string, string>, cookie: (url: string, user: string) => Promise<string>) => {
       const service = await spawnServer(SERVICE_MAIN, [], { ...quiet, ...env });
       services.push(service);
-      modes.push({ name, url: service.url, cookie: await cookie(service.url) });
+      const cookies: string[] = [];
+      for (let user = 100; user < 100 + LOAD_CONNECTIONS; user += 1) cookies.push(await cookie(service.url, String(user)));
+      modes.push({ name, url: service.url, cookie: await cookie(service.url, '5'), cookies, pid: service.pid });
     };
-    await add('cookie', { DEV_LOGIN: '1' }, (url) => devLoginCookie(url, '5'));
-    await add('redis (koa-session)', { DEV_LOGIN: '1', SESSION_STORE: 'redis', REDIS_URL: redis.url }, (url) => devLoginCookie(url, '5'));
-    await add('php files', { SESSION_STORE: 'php', PHP_SESSION_SAVE_PATH: dir }, () => signIn(phpFiles, '5'));
-    await add('php redis', { SESSION_STORE: 'php', PHP_SESSION_SAVE_HANDLER: 'redis', PHP_SESSION_SAVE_PATH: savePath }, () => signIn(phpRedis, '5'));
+    await add('cookie', { DEV_LOGIN: '1' }, (url, user) => devLoginCookie(url, user));
+    await add('redis (koa-session)', { DEV_LOGIN: '1', SESSION_STORE: 'redis', REDIS_URL: redis.url }, (url, user) => devLoginCookie(url, user));
+    await add('php files', { SESSION_STORE: 'php', PHP_SESSION_SAVE_PATH: dir }, (_url, user) => signIn(phpFiles, user));
+    await add('php redis', { SESSION_STORE: 'php', PHP_SESSION_SAVE_HANDLER: 'redis', PHP_SESSION_SAVE_PATH: savePath }, (_url, user) => signIn(phpRedis, user));
     const requestTimes = new Map(modes.map((mode) => [mode.name, [] as number[]]));
     const body = new URLSearchParams({ id: '12', field: 'estado', value: 'x' }).toString();
     for (let round = -20; round < rounds; round += 1) {
@@ -181,15 +204,43 @@ export async function benchPhpSessions(reads: number, rounds: number, log: (line
       }
     }
 
+    log(`PHP sessions: ${load.rounds} interleaved rounds of ${load.durationS} s under load per mode`);
+    const throughput = await modesUnderLoad(modes, load);
+
     log('PHP sessions: a signed-in request with a 200 KB session against a small one');
     const large = await largeSessionCost(dir, join(scratch, 'cart-205000.bin'), phpFiles, services, signIn);
-    return { reads: rows(readTimes), requests: rows(requestTimes), decoder, large };
+    return { reads: rows(readTimes), requests: rows(requestTimes), decoder, large, throughput };
   } finally {
     await Promise.all(services.map((service) => service.stop()));
     await Promise.all(phps.map((php) => php.stop()));
     await redis.stop();
     await rm(scratch, { recursive: true, force: true });
   }
+}
+
+/** Connections of the load on each session mode, each its own signed-in user. */
+const LOAD_CONNECTIONS = 32;
+
+/** Each mode as fast as it answers, the modes in turn, `rounds` times (after a warm-up each): medians. */
+async function modesUnderLoad(modes: ReadonlyArray<{ name: string; url: string; cookies: string[]; pid: number }>, load: { rounds: number; durationS: number }): Promise<ThroughputRow[]> {
+  const results = modes.map(() => [] as Array<LoadResult & { cpuUs: number }>);
+  for (const mode of modes) await runLoad({ url: mode.url, cookies: mode.cookies, connections: LOAD_CONNECTIONS, durationS: 1 });
+  for (let round = 0; round < load.rounds; round += 1) {
+    for (const [i, mode] of modes.entries()) {
+      const before = cpuMs(mode.pid);
+      const result = await runLoad({ url: mode.url, cookies: mode.cookies, connections: LOAD_CONNECTIONS, durationS: load.durationS });
+      results[i]!.push({ ...result, cpuUs: ((cpuMs(mode.pid) - before) / Math.max(1, result.requests)) * 1000 });
+    }
+  }
+  return modes.map((mode, i) => {
+    const runs = results[i]!;
+    const problems = runs.flatMap((r) => [
+      ...(r.errors ? [`${r.errors} errors`] : []),
+      ...(r.non2xx ? [`${r.non2xx} non-2xx`] : []),
+      ...(r.wrongBodies ? [`${r.wrongBodies} bodies other than {"ok":true}`] : []),
+    ]);
+    return { mode: mode.name, rounds: runs.length, rps: median(runs.map((r) => r.rps)), p99Ms: median(runs.map((r) => r.p99)), cpuUsPerRequest: median(runs.map((r) => r.cpuUs)), problems };
+  });
 }
 
 /**

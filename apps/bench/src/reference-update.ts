@@ -1,6 +1,6 @@
-import type { Pool } from 'undici';
 import { phpIntCast, UPDATE_QUOTATION_FIELD } from '@cotizaciones/core';
 import type { batchedLog } from './batched-log.js';
+import type { ReferencePost } from './reference-clients.js';
 
 /** Endpoint A's path, as the references serve it. */
 export const REFERENCE_PATH = '/cotizaciones/api/update_cotizacion_api.php';
@@ -19,11 +19,10 @@ const text = (value: unknown) => (typeof value === 'string' ? value : undefined)
 
 /**
  * Endpoint A's work once the framework has checked the session and parsed the form, as the
- * reference servers (Fastify, the Koa floor) write it plainly: the payload rules, undici to the
- * upstream, the log entry on success. Gives the answer's body.
+ * reference servers (Fastify, the Koa floor) write it plainly: the payload rules, the upstream call, the log entry on success. Gives the answer's body.
  */
 export async function referenceUpdate(
-  pool: Pool,
+  post: ReferencePost,
   token: string,
   form: Record<string, unknown>,
   userId: string,
@@ -35,13 +34,8 @@ export async function referenceUpdate(
     field === 'benef_emp'
       ? { id, field, idEmpresa: text(form.idEmpresa) ?? 0, idUsuario: text(form.idUsuario) ?? 0 }
       : { id, field, value: text(form.value) ?? '' };
-  const upstream = await pool.request({
-    method: 'POST',
-    path: UPDATE_QUOTATION_FIELD.upstreamPath,
-    headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${token}` },
-    body: JSON.stringify(payload),
-  });
-  const answer = (await upstream.body.json()) as { ok?: unknown };
+  const headers = { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${token}` };
+  const answer = (await post(UPDATE_QUOTATION_FIELD.upstreamPath, headers, JSON.stringify(payload))) as { ok?: unknown };
   const ok = answer.ok === true;
   const entityId = phpIntCast(typeof id === 'string' ? id : '');
   if (ok && entityId > 0n) activityLog.record({ createdAt: new Date(), eventKey: 'cotizaciones.update', entityId, userId, details: { field } });

@@ -3,13 +3,17 @@ import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import type { FairShareRow, FloodRow } from './fair-share-bench.js';
 import type { LatencyRow, PhpSessionLatency } from './php-session-bench.js';
-import type { ServiceSetting } from './targets.js';
+import type { ServiceSetting, Target } from './targets.js';
+import type { CliSummary } from './cli-bench.js';
+import { checkTargets } from './target-checks.js';
 import type { TracingOffCost } from './tracing-off-cost.js';
 import type { WriterResult } from './writer-bench.js';
 
 export interface TargetSummary {
   readonly target: string;
-  readonly setting: ServiceSetting | undefined;
+  readonly role: Target['role'];
+  /** A service target's setting, without its stores' URLs (which may hold passwords). */
+  readonly setting: ServiceTag | undefined;
   readonly delayMs: number;
   readonly rounds: number;
   readonly rps: number;
@@ -24,6 +28,16 @@ export interface TargetSummary {
   readonly requests: number;
   readonly problems: string[];
 }
+
+export interface ServiceTag {
+  readonly client: ServiceSetting['client'];
+  readonly stores: ServiceSetting['stores']['kind'];
+  readonly traced: boolean;
+  readonly candidate: boolean;
+}
+
+export const serviceTag = (setting: ServiceSetting | undefined): ServiceTag | undefined =>
+  setting && { client: setting.client, stores: setting.stores.kind, traced: setting.traced === true, candidate: setting.candidate === true };
 
 export interface PeakMemory {
   readonly target: string;
@@ -57,6 +71,7 @@ export interface BenchReport {
   readonly phpSessions: PhpSessionLatency | undefined;
   readonly fairShare: { rows: FairShareRow[]; flood: FloodRow } | undefined;
   readonly tracingOff: TracingOffCost;
+  readonly cli: CliSummary | undefined;
 }
 
 export function machine(): string {
@@ -117,6 +132,22 @@ export function toMarkdown(report: BenchReport): string {
       `| ${l.bytes}-byte session | ${l.requests} | ${fixed(l.largeUs)} | ${fixed(l.largeUs / l.smallUs, 2)} |`,
     );
   }
+  if (report.phpSessions?.throughput.length) {
+    lines.push('', '| session mode under load (32 connections, got, 0 ms upstream) | rounds | req/s | × cookie | p99 ms | CPU µs / request | checks |', '|---|---|---|---|---|---|---|');
+    const cookie = report.phpSessions.throughput[0]?.rps ?? 1;
+    for (const r of report.phpSessions.throughput) {
+      lines.push(`| ${r.mode} | ${r.rounds} | ${fixed(r.rps)} | ${fixed(r.rps / cookie, 2)} | ${fixed(r.p99Ms, 1)} | ${fixed(r.cpuUsPerRequest)} | ${r.problems.length ? r.problems.join('; ') : 'ok'} |`);
+    }
+  }
+  if (report.cli) {
+    const c = report.cli;
+    lines.push(
+      '',
+      '| bulk CLI (got, SQLite log) | lines | concurrency | upstream delay | rounds | lines/s | latency bound lines/s | CPU ms / line | start-up CPU ms | checks |',
+      '|---|---|---|---|---|---|---|---|---|---|',
+      `| apply | ${c.lines} | ${c.concurrency} | ${c.delayMs} ms | ${c.rounds} | ${fixed(c.linesPerSecond)} | ${fixed(c.boundPerSecond)} | ${fixed(c.cpuMsPerLine, 3)} | ${fixed(c.startupCpuMs)} | ${c.problems.length ? c.problems.join('; ') : 'ok'} |`,
+    );
+  }
   if (report.fairShare) {
     lines.push('', '| a newcomer beside | its request | samples | p50 ms | p99 ms |', '|---|---|---|---|---|');
     for (const f of report.fairShare.rows) lines.push(`| ${f.beside} | ${f.probe} | ${f.samples} | ${fixed(f.p50Ms, 2)} | ${fixed(f.p99Ms, 2)} |`);
@@ -126,13 +157,15 @@ export function toMarkdown(report: BenchReport): string {
       `${flood.connections} connections writing ${flood.bytesEach} bytes of pipelined \`GET /healthz\` each, never reading: resident memory +${fixed(flood.rssAddedMb)} MB at most; a newcomer's \`/healthz\` ${fixed(flood.newcomerMs, 1)} ms.`,
     );
   }
+  lines.push('', '| target | this run | met |', '|---|---|---|');
+  for (const check of checkTargets(report)) lines.push(`| ${check.target} | ${check.measured} | ${check.met === undefined ? '–' : check.met ? 'yes' : 'NO'} |`);
   return `${lines.join('\n')}\n`;
 }
 
 /** Tracing off against what is left of it on the request path; on (every request sampled) against off, in the same rounds. */
 function tracingLines(report: BenchReport): string[] {
   const lines = ['', '| tracing, service: undici, cookie+sqlite | upstream delay | CPU µs / request | × off | req/s | p99 ms |', '|---|---|---|---|---|---|'];
-  const undiciCookie = (t: TargetSummary) => t.setting?.client === 'undici' && t.setting.stores.kind === 'cookie+sqlite' && !t.setting.candidate;
+  const undiciCookie = (t: TargetSummary) => t.setting?.client === 'undici' && t.setting.stores === 'cookie+sqlite' && !t.setting.candidate;
   const offRows = report.targets.filter((t) => undiciCookie(t) && !t.setting?.traced);
   for (const off of offRows) {
     lines.push(`| off | ${off.delayMs} ms | ${fixed(off.cpuMsPer1000)} | 1.00 | ${fixed(off.rps)} | ${fixed(off.p99, 1)} |`);
@@ -152,6 +185,6 @@ export function writeReport(dir: string, report: BenchReport): string {
   mkdirSync(dir, { recursive: true });
   const markdown = toMarkdown(report);
   writeFileSync(join(dir, 'latest.md'), markdown);
-  writeFileSync(join(dir, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(join(dir, 'latest.json'), `${JSON.stringify({ ...report, checks: checkTargets(report) }, null, 2)}\n`);
   return markdown;
 }

@@ -37,19 +37,19 @@ export interface RunningTarget {
 export interface Target {
   readonly name: string;
   /** The reference is Fastify (the "× Fastify" column); the Koa floor is the same handler on Koa. */
-  readonly role: 'baseline' | 'reference' | 'koa-alone' | 'koa-floor' | 'service';
+  readonly role: 'baseline' | 'reference' | 'koa-alone' | 'koa-floor' | 'koa-got' | 'service';
   /** How a service target runs (its client, stores, tracing): the report picks its comparisons by it. */
   readonly setting?: ServiceSetting;
   start(upstreamUrl: string, users: number): Promise<RunningTarget>;
 }
 
 /** A reference server (one script, its batched in-memory log behind `/__rows`) fed the given cookies. */
-function referenceTarget(name: string, role: Target['role'], script: string, cookies: (users: number) => string[]): Target {
+function referenceTarget(name: string, role: Target['role'], script: string, cookies: (users: number) => string[], args: string[] = []): Target {
   return {
     name,
     role,
     async start(upstreamUrl, users) {
-      const process = await spawnServer(script, [], { UPSTREAM_BASE_URL: upstreamUrl, SESSION_KEYS: SESSION_KEY, UPSTREAM_TOKEN: 'bench-token' });
+      const process = await spawnServer(script, args, { UPSTREAM_BASE_URL: upstreamUrl, SESSION_KEYS: SESSION_KEY, UPSTREAM_TOKEN: 'bench-token' });
       const signed = cookies(users);
       return {
         process,
@@ -76,6 +76,9 @@ export const fastifyTarget = referenceTarget('reference: Fastify 5 + pino + undi
 
 /** The Fastify reference's handler on the project's own libraries (Koa, koa-session as the service uses it, koa-body): their floor. */
 export const koaFloorTarget = referenceTarget("Koa floor: Koa 3 + koa-session (the service's signer) + koa-body + pino + undici", 'koa-floor', KOA, signedCookies);
+
+/** The Koa floor with got for undici: the least a Koa service on got costs, the service's got row's reference. */
+export const koaGotTarget = referenceTarget('Koa + got: the Koa floor with got', 'koa-got', KOA, signedCookies, ['got']);
 
 /** Koa and its router alone (no session, body parser or log): what Koa itself costs. */
 export const koaAloneTarget = referenceTarget('Koa alone: Koa 3 + @koa/router + undici, no session', 'koa-alone', KOA_ALONE, signedCookies);

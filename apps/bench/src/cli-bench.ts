@@ -1,0 +1,113 @@
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { assertBuilt } from '@cotizaciones/adapters/build';
+import { upstreamCalls } from './measure.js';
+import { spawnServer } from './processes.js';
+import { scratchDir } from './scratch-dir.js';
+
+const CLI_MAIN = fileURLToPath(new URL('../../cli/dist/main.js', import.meta.url));
+/** The packages the CLI's dist/main.js is built from. */
+const CLI_PACKAGES = ['../../cli', '../../../packages/runtime', '../../../packages/adapters', '../../../packages/core'];
+const STUB = fileURLToPath(new URL('./stub-upstream.js', import.meta.url));
+const CPU_REPORT = fileURLToPath(new URL('./cpu-report.js', import.meta.url));
+
+export interface CliSummary {
+  readonly lines: number;
+  readonly concurrency: number;
+  readonly delayMs: number;
+  readonly rounds: number;
+  readonly linesPerSecond: number;
+  readonly boundPerSecond: number;
+  /** CPU ms per line, the start-up (a one-line run's CPU) taken out. */
+  readonly cpuMsPerLine: number;
+  /** CPU ms of a one-line run: Node, the modules, the SQLite worker. */
+  readonly startupCpuMs: number;
+  readonly problems: string[];
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1] ?? 0;
+
+/** `rounds` runs of `lines` lines at `--concurrency 16` against a 20 ms upstream, each beside a one-line run: medians. */
+export async function benchCliRounds(lines: number, rounds: number, log: (line: string) => void): Promise<CliSummary> {
+  // Measuring a build of other sources would report on code that is no longer there.
+  assertBuilt(CLI_PACKAGES.map((dir) => fileURLToPath(new URL(dir, import.meta.url))), "the CLI's build");
+  const runs: CliRun[] = [];
+  const startups: number[] = [];
+  for (let round = 1; round <= rounds; round += 1) {
+    const startup = await benchCli(1, 16, 20);
+    const run = await benchCli(lines, 16, 20);
+    startups.push(startup.cpuMsPerLine);
+    runs.push({ ...run, cpuMsPerLine: run.cpuMsPerLine - startup.cpuMsPerLine / lines, problems: [...startup.problems, ...run.problems] });
+    log(`cli, round ${round}: ${run.linesPerSecond.toFixed(0)} lines/s, ${runs.at(-1)!.cpuMsPerLine.toFixed(3)} ms CPU per line, start-up ${startup.cpuMsPerLine.toFixed(0)} ms`);
+  }
+  return {
+    lines,
+    concurrency: 16,
+    delayMs: 20,
+    rounds,
+    linesPerSecond: median(runs.map((run) => run.linesPerSecond)),
+    boundPerSecond: runs[0]?.boundPerSecond ?? 0,
+    cpuMsPerLine: median(runs.map((run) => run.cpuMsPerLine)),
+    startupCpuMs: median(startups),
+    problems: runs.flatMap((run) => run.problems),
+  };
+}
+
+export interface CliRun {
+  readonly lines: number;
+  readonly concurrency: number;
+  readonly delayMs: number;
+  /** Lines a second, start to exit. */
+  readonly linesPerSecond: number;
+  /** What the upstream's delay allows: `concurrency` lines every `delayMs`. */
+  readonly boundPerSecond: number;
+  /** The CLI process's CPU time (every thread) per line, ms. */
+  readonly cpuMsPerLine: number;
+  readonly problems: string[];
+}
+
+/**
+ * The bulk CLI applying `lines` changes with the default client (got) and a SQLite activity log,
+ * against an upstream that answers after `delayMs`: how close it comes to the bound the upstream's
+ * latency sets, and its CPU per line.
+ */
+async function benchCli(lines: number, concurrency: number, delayMs: number): Promise<CliRun> {
+  const dir = scratchDir('cli-');
+  const input = join(dir, 'changes.csv');
+  const rows = Array.from({ length: lines }, (_, i) => `quotation,${i + 1},estado,aprobada,,,`);
+  writeFileSync(input, `operation,id,field,value,idEmpresa,idUsuario,delete\n${rows.join('\n')}\n`);
+  const cpuFile = join(dir, 'cpu');
+  const stub = await spawnServer(STUB, [String(delayMs)], {});
+  try {
+    const before = await upstreamCalls(stub.url);
+    const started = performance.now();
+    const child = spawn(process.execPath, ['--import', CPU_REPORT, CLI_MAIN, 'apply', input, '--as', '7', '--concurrency', String(concurrency)], {
+      env: { PATH: process.env.PATH, UPSTREAM_BASE_URL: stub.url, UPSTREAM_TOKEN: 'bench-token', ACTIVITY_LOG_URL: `sqlite:${join(dir, 'activity.db')}`, BENCH_CPU_FILE: cpuFile },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const seconds = (performance.now() - started) / 1000;
+    const calls = (await upstreamCalls(stub.url)) - before;
+    const results = readFileSync(`${input}.results.csv`, 'utf8').split('\n').slice(1).filter(Boolean);
+    const problems: string[] = [];
+    if (code !== 0) problems.push(`exit ${code}: ${stderr.trim().split('\n').at(-1) ?? ''}`);
+    if (calls !== lines) problems.push(`${calls} upstream calls for ${lines} lines`);
+    const applied = results.filter((row) => row.split(',')[1] === 'ok').length;
+    if (applied !== lines) problems.push(`${applied} of ${lines} lines ok`);
+    return {
+      lines,
+      concurrency,
+      delayMs,
+      linesPerSecond: lines / seconds,
+      boundPerSecond: (concurrency * 1000) / delayMs,
+      cpuMsPerLine: Number(readFileSync(cpuFile, 'utf8')) / lines,
+      problems,
+    };
+  } finally {
+    await stub.stop();
+  }
+}

@@ -1,0 +1,58 @@
+import type { BenchReport, TargetSummary } from './report.js';
+
+export interface TargetCheck {
+  readonly target: string;
+  readonly measured: string;
+  /** Undefined when this run did not measure it (a part skipped, a tool missing). */
+  readonly met: boolean | undefined;
+}
+
+const fixed = (n: number, digits = 2) => n.toFixed(digits);
+
+/** The targets `npm run bench` decides, from this run's figures alone (medians of its interleaved rounds). */
+export function checkTargets(report: BenchReport): TargetCheck[] {
+  const at0 = report.targets.filter((t) => t.delayMs === 0);
+  const service = (client: 'got' | 'undici') =>
+    at0.find((t) => t.setting?.client === client && t.setting.stores === 'cookie+sqlite' && !t.setting.traced && !t.setting.candidate);
+  const role = (r: TargetSummary['role']) => at0.find((t) => t.role === r);
+  const checks: TargetCheck[] = [];
+  const ratioCheck = (name: string, of: TargetSummary | undefined, against: TargetSummary | undefined, limit: number) => {
+    if (!of || !against) return checks.push({ target: name, measured: 'not measured', met: undefined });
+    const ratio = of.cpuMsPer1000 / against.cpuMsPer1000;
+    return checks.push({ target: name, measured: `${fixed(ratio)} × (${fixed(of.cpuMsPer1000, 0)} against ${fixed(against.cpuMsPer1000, 0)} µs; ${fixed(of.rps, 0)} against ${fixed(against.rps, 0)} req/s, p99 ${of.p99} against ${against.p99} ms)`, met: ratio <= limit });
+  };
+  ratioCheck('service, undici: CPU per request ≤ 1.25 × the Fastify reference (0 ms upstream)', service('undici'), role('reference'), 1.25);
+  ratioCheck('service, got: CPU per request ≤ 1.05 × Koa + got (0 ms upstream)', service('got'), role('koa-got'), 1.05);
+
+  const php = report.phpSessions?.throughput;
+  for (const mode of ['php files', 'php redis'] as const) {
+    const row = php?.find((r) => r.mode === mode);
+    const cookie = php?.find((r) => r.mode === 'cookie');
+    const ratio = row && cookie ? row.rps / cookie.rps : undefined;
+    checks.push({
+      target: `SESSION_STORE=php, ${mode.slice(4)}: req/s ≥ 0.8 × cookie sessions (small session)`,
+      measured: ratio === undefined ? 'not measured' : `${fixed(ratio)} × (${fixed(row!.rps, 0)} against ${fixed(cookie!.rps, 0)} req/s)`,
+      met: ratio === undefined ? undefined : ratio >= 0.8,
+    });
+  }
+
+  const cli = report.cli;
+  checks.push({
+    target: `CLI (got, --concurrency 16, 20 ms upstream): ≥ 80 % of the latency bound`,
+    measured: cli ? `${fixed((100 * cli.linesPerSecond) / cli.boundPerSecond, 1)} % (${fixed(cli.linesPerSecond, 0)} of ${fixed(cli.boundPerSecond, 0)} lines/s)` : 'not measured',
+    met: cli ? cli.linesPerSecond >= 0.8 * cli.boundPerSecond : undefined,
+  });
+  checks.push({
+    target: 'CLI: ≤ 0.4 ms CPU per line (start-up apart)',
+    measured: cli ? `${fixed(cli.cpuMsPerLine, 3)} ms (start-up ${fixed(cli.startupCpuMs, 0)} ms once)` : 'not measured',
+    met: cli ? cli.cpuMsPerLine <= 0.4 : undefined,
+  });
+
+  const offShare = service('undici') ? report.tracingOff.nsPerRequest / 10 / service('undici')!.cpuMsPer1000 : undefined;
+  checks.push({
+    target: 'tracing off: < 1 % of the CPU per request',
+    measured: offShare === undefined ? 'not measured' : `${fixed(offShare, 3)} % (${fixed(report.tracingOff.nsPerRequest, 0)} ns)`,
+    met: offShare === undefined ? undefined : offShare < 1,
+  });
+  return checks;
+}
