@@ -1,9 +1,11 @@
 import { constants } from 'node:fs';
-import { access, lutimes, open } from 'node:fs/promises';
+import { access, lstat, lutimes, open } from 'node:fs/promises';
+import type { BigIntStats } from 'node:fs';
 import { join } from 'node:path';
 import { SessionUnavailableError } from '@cotizaciones/core';
 import type { FilesSavePath } from './save-path.js';
 import type { PhpSaveHandlerStore, StoredSession } from './save-handler-store.js';
+import { readCache } from './read-cache.js';
 import { sharedLock } from './shared-lock.js';
 
 export interface FilesStoreOptions extends FilesSavePath {
@@ -17,6 +19,10 @@ export interface FilesStoreOptions extends FilesSavePath {
 const ABSENT: StoredSession = { kind: 'absent' };
 /** How long a read waits for a PHP request holding the session's lock, as a second PHP request would; then 503. */
 const LOCK_WAIT_MS = 2_000;
+/** A file changed this close before its read is not cached: a rewrite in the same clock tick could look the same. */
+const RACY_MS = 1_000;
+/** The expiry is moved at most once in this long (or 1/24 of gc_maxlifetime, if shorter): GC counts in minutes. */
+const TOUCH_EVERY_MS = 60_000;
 
 /**
  * PHP's `files` handler: `sess_<id>` under the save path. PHP rewrites a session by truncate then
@@ -44,31 +50,60 @@ export function phpFilesStore(options: FilesStoreOptions): PhpSaveHandlerStore {
     }
   }
 
+  const cache = readCache({ maxEntries: 10_000, maxBytes: 16 * 1024 * 1024, maxEntryBytes: 64 * 1024, racyMs: RACY_MS });
+  const touchEveryMs = Math.min(TOUCH_EVERY_MS, (options.gcMaxLifetimeSeconds * 1000) / 24);
+
+  /** What the file's metadata alone decides: refused, gone (GC would delete it), too large; undefined: read it. */
+  function judged(stat: BigIntStats): StoredSession | undefined {
+    if (!stat.isFile()) return { kind: 'refused', reason: 'not-a-regular-file' };
+    // Stricter than PHP run as root (which accepts any owner): a service trusts only its own files.
+    if (stat.uid !== BigInt(uid) && stat.uid !== 0n) {
+      return { kind: 'refused', reason: 'foreign-owner', detail: `owned by uid ${stat.uid}, the service runs as uid ${uid}: run it as the PHP user` };
+    }
+    // PHP's GC deletes a file untouched for longer than gc_maxlifetime, whenever it runs: it is gone already.
+    if (Math.floor(options.now() / 1000) - Number(stat.mtimeNs / 1_000_000_000n) > options.gcMaxLifetimeSeconds) return ABSENT;
+    if (stat.size > BigInt(options.maxBytes)) return { kind: 'refused', reason: 'oversized' };
+    return undefined;
+  }
+
+  async function missing(error: unknown): Promise<StoredSession> {
+    const code = (error as NodeJS.ErrnoException).code;
+    // ENAMETOOLONG: "sess_" and a 251-256 character id exceed a file name; PHP cannot have written it either.
+    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'ENAMETOOLONG') {
+      // No such session, unless the directory itself is gone: that is an outage, not a sign-out.
+      await ping();
+      return ABSENT;
+    }
+    if (code === 'ELOOP') return { kind: 'refused', reason: 'not-a-regular-file' };
+    throw new SessionUnavailableError(`the PHP session directory cannot be read (${code ?? 'error'})`, { cause: withoutPath(error) });
+  }
+
+  /** The bytes read of this version of the file before, if kept: one `lstat` (a link is not followed). */
+  async function cached(id: string): Promise<StoredSession | undefined> {
+    let stat;
+    try {
+      stat = await lstat(pathOf(id), { bigint: true });
+    } catch (error) {
+      return missing(error);
+    }
+    const verdict = judged(stat);
+    if (verdict) return verdict;
+    const bytes = cache.get(id, stat);
+    return bytes && { kind: 'data', bytes, modifiedMs: Number(stat.mtimeNs / 1_000_000n) };
+  }
+
   async function readOnce(id: string, locked: boolean): Promise<StoredSession> {
+    const started = options.now();
     let file;
     try {
       file = await open(pathOf(id), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      // ENAMETOOLONG: "sess_" and a 251-256 character id exceed a file name; PHP cannot have written it either.
-      if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'ENAMETOOLONG') {
-        // No such session, unless the directory itself is gone: that is an outage, not a sign-out.
-        await ping();
-        return ABSENT;
-      }
-      if (code === 'ELOOP') return { kind: 'refused', reason: 'not-a-regular-file' };
-      throw new SessionUnavailableError(`the PHP session directory cannot be read (${code ?? 'error'})`, { cause: withoutPath(error) });
+      return missing(error);
     }
     try {
-      const stat = await file.stat();
-      if (!stat.isFile()) return { kind: 'refused', reason: 'not-a-regular-file' };
-      // Stricter than PHP run as root (which accepts any owner): a service trusts only its own files.
-      if (stat.uid !== uid && stat.uid !== 0) {
-        return { kind: 'refused', reason: 'foreign-owner', detail: `owned by uid ${stat.uid}, the service runs as uid ${uid}: run it as the PHP user` };
-      }
-      // PHP's GC deletes a file untouched for longer than gc_maxlifetime, whenever it runs: it is gone already.
-      if (Math.floor(options.now() / 1000) - Math.floor(stat.mtimeMs / 1000) > options.gcMaxLifetimeSeconds) return ABSENT;
-      if (stat.size > options.maxBytes) return { kind: 'refused', reason: 'oversized' };
+      const stat = await file.stat({ bigint: true });
+      const verdict = judged(stat);
+      if (verdict) return verdict;
       if (locked) {
         const lock = await sharedLock(file.fd, LOCK_WAIT_MS);
         if (lock === 'timeout') throw new SessionUnavailableError(`a PHP request has held this session's lock for over ${LOCK_WAIT_MS} ms`);
@@ -78,7 +113,7 @@ export function phpFilesStore(options: FilesStoreOptions): PhpSaveHandlerStore {
       const chunks: Buffer[] = [];
       let total = 0;
       for (;;) {
-        const chunk = Buffer.alloc(Math.max(stat.size + 1, 4096));
+        const chunk = Buffer.allocUnsafe(Math.max(Number(stat.size) + 1, 4096));
         const { bytesRead } = await file.read(chunk, 0, chunk.length, total);
         if (bytesRead === 0) break;
         chunks.push(chunk.subarray(0, bytesRead));
@@ -87,7 +122,10 @@ export function phpFilesStore(options: FilesStoreOptions): PhpSaveHandlerStore {
         // A short read of a regular file is its end.
         if (bytesRead < chunk.length) break;
       }
-      return { kind: 'data', bytes: chunks.length === 0 ? new Uint8Array(0) : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total) };
+      const bytes = chunks.length === 0 ? new Uint8Array(0) : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
+      // The bytes are this version's only if no write came between the fstat and the end of the read.
+      if (Number(stat.size) === total) cache.set(id, stat, bytes, started);
+      return { kind: 'data', bytes, modifiedMs: Number(stat.mtimeNs / 1_000_000n) };
     } catch (error) {
       if (error instanceof SessionUnavailableError) throw error;
       throw new SessionUnavailableError('a PHP session file cannot be read', { cause: withoutPath(error) });
@@ -99,13 +137,14 @@ export function phpFilesStore(options: FilesStoreOptions): PhpSaveHandlerStore {
 
   return {
     async read(id, consistent = false) {
-      const stored = await readOnce(id, consistent);
+      const stored = (!consistent && (await cached(id))) || (await readOnce(id, consistent));
       // Empty without the lock may be PHP between its truncate and its write: read again under the lock.
       if (!consistent && stored.kind === 'data' && stored.bytes.length === 0) return readOnce(id, true);
       return stored;
     },
-    async touchExpiry(id) {
-      if (touchRefused) return;
+    async touchExpiry(id, modifiedMs) {
+      // Moved lately (by PHP or by us): the session is far from GC's reach still.
+      if (touchRefused || (modifiedMs !== undefined && options.now() - modifiedMs < touchEveryMs)) return;
       const now = new Date(options.now());
       try {
         // lutimes: never follows a link planted after the read.

@@ -67,7 +67,8 @@ export function phpSessions(options: PhpSessionsOptions): PhpSessionStore {
   // Only what the service uses is built; every other value is checked and stepped over.
   const used: ReadonlySet<string> = new Set(activityKey === undefined ? [userKey] : [userKey, activityKey]);
 
-  async function load(id: string): Promise<DecodedPhpSession | undefined> {
+  /** The session decoded, and when its expiry last moved if the store says. */
+  async function load(id: string): Promise<{ session: DecodedPhpSession; modifiedMs: number | undefined } | undefined> {
     const hash = sessionIdHash(id);
     // A read that does not decode may have caught PHP mid-write: read again as PHP's lock guarantees it.
     for (const consistent of [false, true]) {
@@ -82,7 +83,7 @@ export function phpSessions(options: PhpSessionsOptions): PhpSessionStore {
         return undefined;
       }
       try {
-        return decodePhpSession(stored.bytes, format, { maxBytes }, used);
+        return { session: decodePhpSession(stored.bytes, format, { maxBytes }, used), modifiedMs: stored.modifiedMs };
       } catch (error) {
         if (!(error instanceof PhpSessionDecodeError)) throw error;
         if (consistent) report({ kind: 'undecodable', sessionHash: hash, detail: error.message });
@@ -129,9 +130,9 @@ export function phpSessions(options: PhpSessionsOptions): PhpSessionStore {
     return Buffer.concat([bytes.subarray(0, span.start), Buffer.from(`i:${nowSeconds};`), bytes.subarray(span.end)]);
   }
 
-  async function touchSession(id: string, session: DecodedPhpSession, userId: string, nowSeconds: number): Promise<void> {
+  async function touchSession(id: string, { session, modifiedMs }: { session: DecodedPhpSession; modifiedMs: number | undefined }, userId: string, nowSeconds: number): Promise<void> {
     try {
-      if (touch === 'expiry') await store.touchExpiry(id);
+      if (touch === 'expiry') await store.touchExpiry(id, modifiedMs);
       else if (touch === 'activity' && store.rewrite) {
         // At most one write per session and second: a busy user does not queue transactions.
         const last = session.vars.get(activityKey!);
@@ -162,14 +163,14 @@ export function phpSessions(options: PhpSessionsOptions): PhpSessionStore {
     sessionFor(cookieHeader) {
       const id = sessionIdFromCookies(cookieHeader, cookieName);
       if (id === undefined) return NO_SESSION;
-      let loaded: DecodedPhpSession | undefined;
+      let loaded: Awaited<ReturnType<typeof load>>;
       // The same control step as the service's own sessions; the store is the PHP app's, so an idle
       // session is reported and answered as signed out, never deleted.
       return controlledSession(
         {
-          read: async () => (loaded = await load(id)),
+          read: async () => (loaded = await load(id))?.session,
           expire: () => report({ kind: 'idle', sessionHash: sessionIdHash(id) }),
-          touch: (at) => touchSession(id, loaded!, userOf(loaded!)!.id, Math.floor(at / 1000)),
+          touch: (at) => touchSession(id, loaded!, userOf(loaded!.session)!.id, Math.floor(at / 1000)),
         },
         control,
         now,

@@ -1,6 +1,7 @@
 /** What reading one session from PHP's store gave. */
 export type StoredSession =
-  | { readonly kind: 'data'; readonly bytes: Uint8Array }
+  /** `modifiedMs`: when the store last moved the session's expiry, where it says (a file's modification time). */
+  | { readonly kind: 'data'; readonly bytes: Uint8Array; readonly modifiedMs?: number }
   /** No such session (never created, destroyed, or past gc_maxlifetime). */
   | { readonly kind: 'absent' }
   /** There is something, but it must not be trusted or read: the reason is logged. */
@@ -19,8 +20,8 @@ export interface PhpSaveHandlerStore {
    * store whose writes are atomic always reads so); asked for when a read did not decode.
    */
   read(id: string, consistent?: boolean): Promise<StoredSession>;
-  /** Moves the session's expiry as PHP's own write would; never creates it. */
-  touchExpiry(id: string): Promise<void>;
+  /** Moves the session's expiry as PHP's own write would; never creates it. `modifiedMs`: as the read gave it. */
+  touchExpiry(id: string, modifiedMs?: number): Promise<void>;
   /** Replaces the data only if nobody wrote it meanwhile; `change` returns undefined to leave it. */
   rewrite?(id: string, change: (bytes: Uint8Array) => Uint8Array | undefined): Promise<RewriteResult>;
   /** Resolves once the store can be used, or rejects after `timeoutMs`. */

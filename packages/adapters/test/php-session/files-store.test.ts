@@ -121,6 +121,21 @@ describe.skipIf(!phpAvailable())('PHP sessions in files, written by a real PHP',
         expect(await sessions({ gcMaxLifetimeSeconds: 599 }).sessionFor(cookie).currentUser()).toBeUndefined();
         expect(await mtime()).toBe(past);
       });
+
+      it('moves it at most once a minute (PHP\'s GC counts in minutes): a file modified lately is left alone', async () => {
+        const { cookie } = await php.get('session.php?action=signin&id=9');
+        const id = cookie!.split('=')[1]!;
+        const mtimeMs = async () => Math.round((await stat(fileOf(id))).mtimeMs);
+        const adapter = sessions();
+        const lately = new Date(Date.now() - 50_000);
+        await utimes(fileOf(id), lately, lately);
+        for (let i = 0; i < 3; i += 1) expect(await adapter.sessionFor(cookie).currentUser()).toMatchObject({ id: '9' });
+        expect(await mtimeMs()).toBe(lately.getTime());
+        const minuteAgo = new Date(Date.now() - 61_000);
+        await utimes(fileOf(id), minuteAgo, minuteAgo);
+        expect(await adapter.sessionFor(cookie).currentUser()).toMatchObject({ id: '9' });
+        expect(await mtimeMs()).toBeGreaterThanOrEqual(Date.now() - 5_000);
+      });
     });
   }
 
@@ -265,6 +280,8 @@ describe.skipIf(!phpAvailable())('PHP sessions in files, written by a real PHP',
       const id = 'P'.repeat(26);
       const file = join(php.dir, `sess_${id}`);
       await writeFile(file, 'user|a:1:{s:2:"id";i:14;}');
+      const due = new Date(Date.now() - 600_000);
+      await utimes(file, due, due);
       // An immutable file refuses utimes with EPERM even to root, as a file of another owner does to a non-root service.
       execFileSync('chattr', ['+i', file]);
       try {
@@ -275,6 +292,24 @@ describe.skipIf(!phpAvailable())('PHP sessions in files, written by a real PHP',
       } finally {
         execFileSync('chattr', ['-i', file]);
       }
+    });
+
+    it('a session rewritten at the same size, in the same clock tick as the read before, is read anew', async () => {
+      const id = 'R'.repeat(26);
+      const file = join(php.dir, `sess_${id}`);
+      const adapter = phpSessions({ saveHandler: 'files', savePath: php.dir });
+      for (const user of [21, 22, 23, 24]) {
+        await writeFile(file, `user|a:1:{s:2:"id";i:${user};}`);
+        expect(await adapter.sessionFor(`PHPSESSID=${id}`).currentUser()).toMatchObject({ id: String(user) });
+      }
+      // Written a while ago, then rewritten: the file's times change, and the read follows.
+      const old = new Date(Date.now() - 120_000);
+      await utimes(file, old, old);
+      expect(await adapter.sessionFor(`PHPSESSID=${id}`).currentUser()).toMatchObject({ id: '24' });
+      await writeFile(file, 'user|a:1:{s:2:"id";i:25;}');
+      expect(await adapter.sessionFor(`PHPSESSID=${id}`).currentUser()).toMatchObject({ id: '25' });
+      await rm(file);
+      expect(await adapter.sessionFor(`PHPSESSID=${id}`).currentUser()).toBeUndefined();
     });
 
     it('reads a user kept as an object, private id included, as plain data with no prototype games', async () => {
