@@ -68,7 +68,8 @@ export async function apply(args: ApplyArgs): Promise<number> {
   const identity: RunIdentity = { userId: args.as, runId: journal?.runId ?? newRunId, userAgent: `cotizaciones-cli/${VERSION}` };
   // Before the adapters: their spans go to the provider started here.
   const tracing = args.dryRun ? undefined : await openTracing(config.tracing, log, 'cotizaciones-cli');
-  const adapters = args.dryRun ? undefined : await openAdapters(config, log);
+  // No audit entry is stored before the journal names its line: a rerun after a kill then never writes one twice.
+  const adapters = args.dryRun ? undefined : await openAdapters(config, log, { beforeActivityWrite: () => journal?.flush() });
   // A dry run shows its first rows as they come; the rest are in the file (a million lines are not held or printed).
   let rows = 0;
   const results = openResultsFile(args.results, args.dryRun ? (row) => void (rows++ < DRY_RUN_SHOWN && process.stdout.write(row)) : undefined);
@@ -100,7 +101,12 @@ export async function apply(args: ApplyArgs): Promise<number> {
       // Audit entries still queued go to the dead-letter file rather than being lost.
       void Promise.race([Promise.all([adapters?.close(0), tracing?.shutdown(1_000)]), new Promise((resolve) => setTimeout(resolve, 2_000))]).finally(() => {
         marks?.finish();
-        process.exit(1);
+        try {
+          journal?.flush();
+          results.flush();
+        } finally {
+          process.exit(1);
+        }
       });
     },
   );

@@ -1,6 +1,7 @@
-import { closeSync, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { existsSync, openSync, readFileSync, writeSync } from 'node:fs';
 import type { ActivityEntry } from '@cotizaciones/core';
 import { entryOfRecord, entryRecord } from '@cotizaciones/adapters';
+import { batchedFile } from './batched-file.js';
 import { contentHash, type ChangeLine } from './change-line.js';
 import { UsageError } from './usage-error.js';
 
@@ -17,12 +18,15 @@ export interface Journal {
   readonly recorded: number;
   has(line: ChangeLine): boolean;
   /**
-   * An applied line, with the audit entry it is waiting on if any, written at once: a kill right
-   * after loses neither (a `write()` is in the page cache, which outlives the process).
+   * An applied line, with the audit entry it is waiting on if any. Written in batches (at most 100 ms
+   * old): a kill -9 may lose the last batch, whose lines a rerun sends again with the same
+   * idempotency keys. Their entries are not stored yet: the activity log calls `flush` first.
    */
   record(line: ChangeLine, entry?: ActivityEntry): void;
   /** The audit entries of the first `count` lines are written or set aside: a rerun need not check them. */
   audited(count: number): void;
+  /** Writes out what is batched. */
+  flush(): void;
   close(): void;
 }
 
@@ -68,6 +72,7 @@ export function openJournal(path: string, target: string, newRunId: string): Jou
   const runId = kept ?? newRunId;
   if (kept === undefined) writeSync(fd, `${RUN}${runId}\n`);
   let recorded = entries.length;
+  const file = batchedFile(fd);
   return {
     runId,
     pending: entries.slice(auditedUpTo).filter((entry) => entry !== undefined),
@@ -76,15 +81,16 @@ export function openJournal(path: string, target: string, newRunId: string): Jou
     },
     has: (line) => applied.has(keyOf(line)),
     record(line, entry) {
-      writeSync(fd, `${keyOf(line)}${entry ? `\t${JSON.stringify(entryRecord(entry))}` : ''}\n`);
+      file.append(`${keyOf(line)}${entry ? `\t${JSON.stringify(entryRecord(entry))}` : ''}\n`);
       recorded += 1;
     },
     audited(count) {
       if (count <= auditedUpTo) return;
       auditedUpTo = count;
-      writeSync(fd, `${AUDITED}${count}\n`);
+      file.append(`${AUDITED}${count}\n`);
     },
-    close: () => closeSync(fd),
+    flush: () => file.flush(),
+    close: () => file.close(),
   };
 }
 

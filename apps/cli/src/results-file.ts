@@ -1,11 +1,14 @@
-import { closeSync, existsSync, openSync, renameSync, writeSync } from 'node:fs';
+import { existsSync, openSync, renameSync, writeSync } from 'node:fs';
 import { extname } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
+import { batchedFile } from './batched-file.js';
 import type { LineResult } from './line-result.js';
 
-/** A CSV file of `line,outcome,message`, one row per input line, written as each line ends. */
+/** A CSV file of `line,outcome,message`, one row per input line, written in batches as lines end. */
 export interface ResultsFile {
   write(result: LineResult): void;
+  /** Writes out what is batched. */
+  flush(): void;
   close(): void;
 }
 
@@ -24,13 +27,15 @@ export function openResultsFile(path: string, onRow?: (row: string) => void): Re
   }
   const fd = openSync(path, 'wx');
   writeSync(fd, 'line,outcome,message\n');
+  const file = batchedFile(fd);
   return {
     kept,
     write: ({ line, outcome, message }) => {
       const row = stringify([[line, outcome, message]]);
-      writeSync(fd, row);
+      file.append(row);
       onRow?.(row);
     },
-    close: () => closeSync(fd),
+    flush: () => file.flush(),
+    close: () => file.close(),
   };
 }

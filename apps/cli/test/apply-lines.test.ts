@@ -85,6 +85,7 @@ describe('applyLines', () => {
       write: () => {
         if (++writes === 3) throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
       },
+      flush: () => undefined,
       close: () => undefined,
     };
     const p = { run, journal: undefined, results: full, progress: quiet };

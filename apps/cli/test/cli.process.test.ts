@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { createServer as createHttpServer } from 'node:http';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -442,15 +442,30 @@ describe('cotizaciones apply (the built CLI against a stub upstream over HTTP)',
     expect(stub.received.length - before).toBe(30 - journaled);
   });
 
+  it('a kill -9 in a fast run, the journal written in batches: the rerun sends again only what no batch named, and each line has one audit row', async () => {
+    stub.answer({ json: { ok: true }, delayMs: 2 });
+    const input = file('batched.csv', `operation,id,field,value\n${Array.from({ length: 400 }, (_, i) => `item,${i + 1},cantidad,2`).join('\n')}\n`);
+    await cli(['apply', input, '--as', '9', '--concurrency', '8'], env, (child) => {
+      void until(() => stub.received.length >= 150).then(() => child.kill('SIGKILL'));
+    });
+    stub.answer({ json: { ok: true } });
+    const rest = await cli(['apply', input, '--as', '9'], env);
+    expect(rest.code).toBe(0);
+    const ids = (await rows()).map((row) => Number(row.entity_id)).sort((a, b) => a - b);
+    expect(ids).toEqual(Array.from({ length: 400 }, (_, i) => i + 1));
+  }, 30_000);
+
   it('kill -9 while the activity log is unreachable: the journal keeps the entries pending, and the rerun writes each applied line\'s row once', async () => {
     stub.answer({ json: { ok: true }, delayMs: 20 });
     const input = file('audit-kill.csv', `operation,id,field,value\n${Array.from({ length: 30 }, (_, i) => `item,${i + 1},cantidad,2`).join('\n')}\n`);
     // Nothing listens there: every write fails and is retried; the entries wait in memory.
     const unreachable = { ...env, ACTIVITY_LOG_URL: 'postgres://nobody@127.0.0.1:1/none' };
+    const journaled = () => (existsSync(`${input}.journal`) ? readFileSync(`${input}.journal`, 'utf8').split('\n').filter((text) => text && !text.startsWith('#')) : []);
+    // Killed once some lines are journaled (in batches): those after the last batch are sent again by the rerun.
     await cli(['apply', input, '--as', '9', '--concurrency', '4'], unreachable, (child) => {
-      void until(() => stub.received.length >= 12).then(() => child.kill('SIGKILL'));
+      void until(() => journaled().length >= 8).then(() => child.kill('SIGKILL'));
     });
-    const journal = readFileSync(`${input}.journal`, 'utf8').split('\n').filter((text) => text && !text.startsWith('#'));
+    const journal = journaled();
     expect(journal.length).toBeGreaterThanOrEqual(8);
     // Each journaled line carries its entry: nothing says it was written.
     expect(journal.every((text) => text.split('\t').length === 3)).toBe(true);

@@ -25,9 +25,10 @@ export interface Adapters {
 /**
  * Opens each adapter the configuration names. Adapters with heavy clients are imported only when
  * chosen, so a process carries only the libraries it uses. Stores that are down at start-up are
- * connected to later: {@link Adapters.readiness} says so meanwhile.
+ * connected to later: {@link Adapters.readiness} says so meanwhile. `beforeActivityWrite`: called
+ * before audit entries leave the log's queue (the CLI writes out its journal).
  */
-export async function openAdapters(config: RuntimeConfig, log: Log): Promise<Adapters> {
+export async function openAdapters(config: RuntimeConfig, log: Log, options: { beforeActivityWrite?: () => void } = {}): Promise<Adapters> {
   if (config.upstreamBaseUrl === undefined) log.warn('UPSTREAM_BASE_URL is unset: using the built-in demo upstream');
   const client = await openUpstream(config);
   const upstream = config.tracing.enabled ? tracedUpstream(client, config.upstreamBaseUrl) : client;
@@ -42,6 +43,7 @@ export async function openAdapters(config: RuntimeConfig, log: Log): Promise<Ada
     deadLetterMaxBytes: config.activityLogDeadLetterMaxBytes,
     maxQueue: config.activityLogQueueMax,
     traced: config.tracing.enabled,
+    beforeWrite: options.beforeActivityWrite,
     onProblem: (problem) => reportActivityProblem(log, problem),
     onConnectionError: (error) => log.warn({ err: error }, 'activity log connection lost'),
   });

@@ -60,6 +60,11 @@ export interface BufferedActivityLogOptions {
   readonly onProblem?: (problem: ActivityLogProblem) => void;
   /** Each store write as a span, linked to the requests its entries came from (OpenTelemetry started). */
   readonly traced?: boolean | undefined;
+  /**
+   * Called, synchronously, before entries leave the queue for the store or the dead-letter file: the
+   * CLI writes out its journal there, so no entry is stored before the journal names its line.
+   */
+  readonly beforeWrite?: (() => void) | undefined;
 }
 
 export interface BufferedActivityLog extends ActivityLog {
@@ -88,6 +93,7 @@ export function bufferedActivityLog(store: ActivityLogStore, options: BufferedAc
   const retryMaxMs = options.retryMaxMs ?? 30_000;
   const deadLetter = options.deadLetter;
   const spans = options.traced ? batchSpans() : undefined;
+  const beforeWrite = options.beforeWrite ?? (() => undefined);
   const report = (problem: ActivityLogProblem) => {
     try {
       options.onProblem?.(problem);
@@ -138,6 +144,7 @@ export function bufferedActivityLog(store: ActivityLogStore, options: BufferedAc
 
   /** Sets aside entries the store could not take in time (not refused: replaying them as they are will work). */
   function spill(entries: readonly ActivityEntry[], code: string, reason: string, bounded: boolean): Promise<number> {
+    beforeWrite();
     const appends = entries.map((entry) => {
       if (!deadLetter) return Promise.resolve(false);
       const appending = deadLetter.append(entry, { code, reason }, { bounded }).then(
@@ -165,6 +172,7 @@ export function bufferedActivityLog(store: ActivityLogStore, options: BufferedAc
       report({ kind: 'dead-letter-failed', error: cause, entry: ref, lost: deadLetterFailed });
     };
     if (!deadLetter) return lost(new Error('no dead-letter file configured'));
+    beforeWrite();
     // Not awaited: the writer goes on with the next batch while the file is appended to.
     const appending = deadLetter.append(entry, { code: error.code, reason: error.message }).then((kept) => {
       if (kept) deadLettered += 1;
@@ -182,6 +190,7 @@ export function bufferedActivityLog(store: ActivityLogStore, options: BufferedAc
       if (suspect === 0 && queue.length < maxBatch && lingerMs > 0) await sleep(lingerMs);
       const batch = queue.slice(0, suspect === 0 ? maxBatch : Math.ceil(suspect / 2));
       try {
+        beforeWrite();
         writing = spans ? spans.write(batch, () => store.write(batch)) : store.write(batch);
         writingCount = batch.length;
         await writing;
