@@ -107,7 +107,7 @@ async function measurePeakMemory(options: BenchOptions, targets: Target[]): Prom
       try {
         log(`peak memory: ${target.name} at ${options.peakConnections} connections`);
         const result = await measureRound(running, stub.url, { connections: options.peakConnections, durationS: Math.max(options.durationS, 10) });
-        results.push({ target: target.name, connections: options.peakConnections, peakRssMb: memoryMb(running.process.pid).peak, rps: result.rps, maxMs: result.max, problems: result.problems });
+        results.push({ target: target.name, connections: options.peakConnections, peakRssMb: memoryMb(running.process.pid).peak, rps: result.rps, maxMs: result.max, cpuMsPer1000: result.cpuMsPer1000, problems: result.problems });
       } finally {
         await running.stop();
       }

@@ -46,6 +46,7 @@ export interface PeakMemory {
   readonly rps: number;
   /** The slowest answer, ms: the connections are all opened at once. */
   readonly maxMs: number;
+  readonly cpuMsPer1000: number;
   readonly problems: string[];
 }
 
@@ -86,7 +87,7 @@ export function toMarkdown(report: BenchReport): string {
     `Run ${report.when} on ${report.machine}.`,
     `Settings: ${Object.entries(report.settings).map(([k, v]) => `${k}=${String(v)}`).join(', ')}.`,
     '',
-    '| upstream delay | target | req/s (median) | × baseline | × Fastify | p50 ms | p99 ms | p99.9 ms | CPU ms / 1000 req | peak RSS MB | checks |',
+    '| upstream delay | target | req/s (median) | × baseline | × Fastify | p50 ms | p99 ms | p99.9 ms | CPU µs / request | peak RSS MB | checks |',
     '|---|---|---|---|---|---|---|---|---|---|---|',
     ...report.targets.map(
       (t) =>
@@ -94,9 +95,9 @@ export function toMarkdown(report: BenchReport): string {
     ),
   ];
   if (report.peakMemory.length) {
-    lines.push('', '| peak memory run (connections opened at once) | connections | req/s | slowest answer ms | peak RSS MB | checks |', '|---|---|---|---|---|---|');
+    lines.push('', '| peak memory run (connections opened at once) | connections | req/s | slowest answer ms | CPU µs / request | peak RSS MB | checks |', '|---|---|---|---|---|---|---|');
     for (const m of report.peakMemory) {
-      lines.push(`| ${m.target} | ${m.connections} | ${fixed(m.rps)} | ${fixed(m.maxMs)} | ${fixed(m.peakRssMb, 1)} | ${m.problems.length ? m.problems.join('; ') : 'ok'} |`);
+      lines.push(`| ${m.target} | ${m.connections} | ${fixed(m.rps)} | ${fixed(m.maxMs)} | ${fixed(m.cpuMsPer1000)} | ${fixed(m.peakRssMb, 1)} | ${m.problems.length ? m.problems.join('; ') : 'ok'} |`);
     }
   }
   if (report.soak) {
