@@ -54,7 +54,10 @@ export function readCache({ maxEntries, maxBytes, maxEntryBytes, racyMs }: { max
     set(id, version, data, readStartedMs) {
       remove(id);
       if (data.length > maxEntryBytes || Number(version.ctimeNs / 1_000_000n) >= readStartedMs - racyMs) return;
-      entries.set(id, { version, bytes: data });
+      // A copy of its own size: `data` may be a view of a larger buffer, which the bound would not count.
+      const copy = new Uint8Array(data.length);
+      copy.set(data);
+      entries.set(id, { version, bytes: copy });
       bytes += data.length;
       for (const oldest of entries.keys()) {
         if (entries.size <= maxEntries && bytes <= maxBytes) break;

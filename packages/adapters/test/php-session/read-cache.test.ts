@@ -39,5 +39,8 @@ describe('the PHP files read cache', () => {
     expect(['a', 'b', 'c'].map((id) => byBytes.get(id, version()) !== undefined)).toEqual([false, true, true]);
     byBytes.set('big', version(), new Uint8Array(51), NOW);
     expect(byBytes.get('big', version())).toBeUndefined();
+    // What it holds is what it counts: a view into a larger buffer is kept as a copy of its own size.
+    byBytes.set('view', version(), new Uint8Array(4096).subarray(0, 10), NOW);
+    expect(byBytes.get('view', version())?.buffer.byteLength).toBe(10);
   });
 });
