@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { assertBuilt } from '@cotizaciones/adapters/build';
-import { upstreamCalls } from './measure.js';
+import { median, upstreamCalls } from './measure.js';
 import { spawnServer } from './processes.js';
 import { scratchDir } from './scratch-dir.js';
 
@@ -26,8 +26,6 @@ export interface CliSummary {
   readonly startupCpuMs: number;
   readonly problems: string[];
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1] ?? 0;
 
 /** `rounds` runs of `lines` lines at `--concurrency 16` against a 20 ms upstream, each beside a one-line run: medians. */
 export async function benchCliRounds(lines: number, rounds: number, log: (line: string) => void): Promise<CliSummary> {

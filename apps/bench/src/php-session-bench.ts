@@ -7,6 +7,7 @@ import { UPDATE_QUOTATION_FIELD } from '@cotizaciones/core';
 import { decodePhpSession, phpSessions, type PhpSessionsOptions } from '@cotizaciones/adapters/php-session';
 import { freePort, phpAvailable, phpServer, redisProcess, redisServerAvailable, type PhpServer } from '@cotizaciones/adapters/testing/processes';
 import { runLoad, type LoadResult } from './load.js';
+import { median } from './measure.js';
 import { cpuMs, spawnServer, type Spawned } from './processes.js';
 import { devLoginCookie } from './sessions.js';
 import { SERVICE_MAIN } from './targets.js';
@@ -64,7 +65,6 @@ const STUB = fileURLToPath(new URL('./stub-upstream.js', import.meta.url));
 const CART_SESSION = fileURLToPath(new URL('../php/cart-session.php', import.meta.url));
 const SAMPLES = 7;
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1] ?? 0;
 
 /** CPU µs of one read of `bytes` by the adapter's reader, as PHP's is measured: median of samples of many reads. */
 function readerCpuUs(bytes: Uint8Array): number {

@@ -81,6 +81,8 @@ export function machine(): string {
 }
 
 const fixed = (n: number, digits = 0) => n.toFixed(digits);
+/** A row's checks column: what its checks found, or ok. */
+const checked = (problems: readonly string[], ok = 'ok') => (problems.length ? problems.join('; ') : ok);
 
 export function toMarkdown(report: BenchReport): string {
   const lines = [
@@ -91,13 +93,13 @@ export function toMarkdown(report: BenchReport): string {
     '|---|---|---|---|---|---|---|---|---|---|---|',
     ...report.targets.map(
       (t) =>
-        `| ${t.delayMs} ms | ${t.target} | ${fixed(t.rps)} | ${fixed(t.ratio, 2)} | ${fixed(t.referenceRatio, 2)} | ${fixed(t.p50, 1)} | ${fixed(t.p99, 1)} | ${fixed(t.p999, 1)} | ${fixed(t.cpuMsPer1000)} | ${fixed(t.peakRssMb)} | ${t.problems.length ? t.problems.join('; ') : `ok (${t.requests} requests)`} |`,
+        `| ${t.delayMs} ms | ${t.target} | ${fixed(t.rps)} | ${fixed(t.ratio, 2)} | ${fixed(t.referenceRatio, 2)} | ${fixed(t.p50, 1)} | ${fixed(t.p99, 1)} | ${fixed(t.p999, 1)} | ${fixed(t.cpuMsPer1000)} | ${fixed(t.peakRssMb)} | ${checked(t.problems, `ok (${t.requests} requests)`)} |`,
     ),
   ];
   if (report.peakMemory.length) {
     lines.push('', '| peak memory run (connections opened at once) | connections | req/s | slowest answer ms | CPU µs / request | peak RSS MB | checks |', '|---|---|---|---|---|---|---|');
     for (const m of report.peakMemory) {
-      lines.push(`| ${m.target} | ${m.connections} | ${fixed(m.rps)} | ${fixed(m.maxMs)} | ${fixed(m.cpuMsPer1000)} | ${fixed(m.peakRssMb, 1)} | ${m.problems.length ? m.problems.join('; ') : 'ok'} |`);
+      lines.push(`| ${m.target} | ${m.connections} | ${fixed(m.rps)} | ${fixed(m.maxMs)} | ${fixed(m.cpuMsPer1000)} | ${fixed(m.peakRssMb, 1)} | ${checked(m.problems)} |`);
     }
   }
   if (report.soak) {
@@ -106,7 +108,7 @@ export function toMarkdown(report: BenchReport): string {
       '',
       '| soak | seconds | req/s | requests | RSS after warm-up MB | RSS at end MB | growth MB | checks |',
       '|---|---|---|---|---|---|---|---|',
-      `| ${s.target} | ${s.seconds} | ${fixed(s.rate)} | ${s.requests} | ${fixed(s.rssAfterWarmupMb, 1)} | ${fixed(s.rssAtEndMb, 1)} | ${fixed(s.growthMb, 1)} | ${s.problems.length ? s.problems.join('; ') : 'ok'} |`,
+      `| ${s.target} | ${s.seconds} | ${fixed(s.rate)} | ${s.requests} | ${fixed(s.rssAfterWarmupMb, 1)} | ${fixed(s.rssAtEndMb, 1)} | ${fixed(s.growthMb, 1)} | ${checked(s.problems)} |`,
     );
   }
   lines.push(...tracingLines(report));
@@ -137,7 +139,7 @@ export function toMarkdown(report: BenchReport): string {
     lines.push('', '| session mode under load (32 connections, got, 0 ms upstream) | rounds | req/s | × cookie | p99 ms | CPU µs / request | checks |', '|---|---|---|---|---|---|---|');
     const cookie = report.phpSessions.throughput[0]?.rps ?? 1;
     for (const r of report.phpSessions.throughput) {
-      lines.push(`| ${r.mode} | ${r.rounds} | ${fixed(r.rps)} | ${fixed(r.rps / cookie, 2)} | ${fixed(r.p99Ms, 1)} | ${fixed(r.cpuUsPerRequest)} | ${r.problems.length ? r.problems.join('; ') : 'ok'} |`);
+      lines.push(`| ${r.mode} | ${r.rounds} | ${fixed(r.rps)} | ${fixed(r.rps / cookie, 2)} | ${fixed(r.p99Ms, 1)} | ${fixed(r.cpuUsPerRequest)} | ${checked(r.problems)} |`);
     }
   }
   if (report.cli) {
@@ -146,7 +148,7 @@ export function toMarkdown(report: BenchReport): string {
       '',
       '| bulk CLI (got, SQLite log) | lines | concurrency | upstream delay | rounds | lines/s | latency bound lines/s | CPU ms / line | start-up CPU ms | checks |',
       '|---|---|---|---|---|---|---|---|---|---|',
-      `| apply | ${c.lines} | ${c.concurrency} | ${c.delayMs} ms | ${c.rounds} | ${fixed(c.linesPerSecond)} | ${fixed(c.boundPerSecond)} | ${fixed(c.cpuMsPerLine, 3)} | ${fixed(c.startupCpuMs)} | ${c.problems.length ? c.problems.join('; ') : 'ok'} |`,
+      `| apply | ${c.lines} | ${c.concurrency} | ${c.delayMs} ms | ${c.rounds} | ${fixed(c.linesPerSecond)} | ${fixed(c.boundPerSecond)} | ${fixed(c.cpuMsPerLine, 3)} | ${fixed(c.startupCpuMs)} | ${checked(c.problems)} |`,
     );
   }
   if (report.fairShare) {
