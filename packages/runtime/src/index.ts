@@ -9,7 +9,7 @@ export { upstreamTarget } from './open-upstream.js';
 export { openSessionStore } from './open-sessions.js';
 export { readSessionConfig, type SessionConfig } from './session-config.js';
 export { failedChecks, readinessCheck } from './readiness-check.js';
-export { createLog, errorSummary, type Log } from './redacting-log.js';
+export { createLog, errorSummary, unredactedLog, type Log } from './redacting-log.js';
 export { stdoutSink, type StdoutSink } from './stdout-sink.js';
 export { onStopSignals, SAME_SIGNAL_MS } from './stop-signals.js';
 export { demoUpstream, DEMO_TOKEN } from './demo-upstream.js';

@@ -1,4 +1,4 @@
-import type { Log } from '@cotizaciones/runtime';
+import { unredactedLog, type Log } from '@cotizaciones/runtime';
 import type { Metrics } from '../metrics.js';
 import { closeUnreadBody } from './close-unread-body.js';
 import { answerError } from './error-handler.js';
@@ -16,6 +16,8 @@ import { serverSpan } from './server-span.js';
  */
 export function requestFrame(log: Log, metrics: Metrics, endpointPaths: ReadonlyMap<string, string>, traced: boolean): RequestMiddleware {
   const observe = observeRequests(metrics, endpointPaths);
+  // The request line's fields are logRequest's own, none a secret's path: no redactor pass per field.
+  const lines = unredactedLog(log);
   const frame: RequestMiddleware = async (ctx, next) => {
     const started = performance.now();
     // Every answer, JSON or not, is to be read as the type it declares, never sniffed by a browser.
@@ -29,7 +31,7 @@ export function requestFrame(log: Log, metrics: Metrics, endpointPaths: Readonly
       closeUnreadBody(ctx);
       const durationMs = performance.now() - started;
       observe(ctx, durationMs);
-      logRequest(log, ctx, durationMs);
+      logRequest(lines, ctx, durationMs);
     }
   };
   // Off, not a single call more per request.
