@@ -5,7 +5,7 @@ import { measureRound, median, type RoundResult } from './measure.js';
 import { readOptions, type BenchOptions } from './options.js';
 import { memoryMb, spawnServer, type Spawned } from './processes.js';
 import { machine, serviceTag, writeReport, type PeakMemory, type SoakResult, type TargetSummary } from './report.js';
-import { SERVICE_MAIN, baselineTarget, fastifyTarget, koaAloneTarget, koaFloorTarget, koaGotTarget, serviceTarget, type RunningTarget, type Target } from './targets.js';
+import { SERVICE_MAIN, referenceTargets, serviceTarget, type RunningTarget, type Target } from './targets.js';
 import { benchFairShare } from './fair-share-bench.js';
 import { benchPhpSessions } from './php-session-bench.js';
 import { benchWriter, sqliteWriterUrl, type WriterResult } from './writer-bench.js';
@@ -16,19 +16,15 @@ const STUB = fileURLToPath(new URL('./stub-upstream.js', import.meta.url));
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 
 function targetsFor(options: BenchOptions): Target[] {
-  const nodeArgs = options.serviceNodeArgs;
+  const nodeArgs = options.nodeArgs;
   const targets = [
-    baselineTarget,
-    fastifyTarget,
-    koaAloneTarget,
-    koaFloorTarget,
-    koaGotTarget,
+    ...referenceTargets(nodeArgs),
     serviceTarget({ client: 'got', stores: { kind: 'cookie+sqlite' }, nodeArgs }),
     serviceTarget({ client: 'undici', stores: { kind: 'cookie+sqlite' }, nodeArgs }),
     serviceTarget({ client: 'undici', stores: { kind: 'cookie+sqlite' }, nodeArgs, traced: true }),
   ];
-  if (options.candidateMain || options.candidateNodeArgs.length) {
-    const candidate = { stores: { kind: 'cookie+sqlite' as const }, nodeArgs: options.candidateNodeArgs, main: options.candidateMain ?? SERVICE_MAIN, candidate: true };
+  if (options.candidateMain !== undefined || options.candidateNodeArgs !== undefined) {
+    const candidate = { stores: { kind: 'cookie+sqlite' as const }, nodeArgs: options.candidateNodeArgs ?? nodeArgs, main: options.candidateMain ?? SERVICE_MAIN, candidate: true };
     targets.push(serviceTarget({ client: 'got', ...candidate }), serviceTarget({ client: 'undici', ...candidate }));
   }
   if (options.redisUrl && options.postgresUrl) {
@@ -169,7 +165,7 @@ async function main(): Promise<void> {
       rounds: options.rounds,
       connections: options.connections,
       users: options.users,
-      ...(options.serviceNodeArgs.length ? { 'service node args': options.serviceNodeArgs.join(' ') } : {}),
+      ...(options.nodeArgs.length ? { 'node args (every server)': options.nodeArgs.join(' ') } : {}),
     },
     targets: summaries,
     peakMemory,

@@ -19,12 +19,12 @@ export interface BenchOptions {
   /** The bulk CLI: lines per run, one run per round (0: skipped). */
   readonly cliLines: number;
   readonly out: string;
-  /** Node/V8 flags for the service processes (heap sizing experiments), split on spaces. */
-  readonly serviceNodeArgs: readonly string[];
+  /** Node/V8 flags of the service's and the references' processes, split on spaces. */
+  readonly nodeArgs: readonly string[];
   /** Another build's main.js, measured beside the service with the same clients (A/B of a change). */
   readonly candidateMain: string | undefined;
-  /** Node/V8 flags for the candidate; with no --candidate, the candidate is this build with these flags. */
-  readonly candidateNodeArgs: readonly string[];
+  /** Node/V8 flags for the candidate (unset: `nodeArgs`); with no --candidate, the candidate is this build with these flags. */
+  readonly candidateNodeArgs: readonly string[] | undefined;
   readonly redisUrl: string | undefined;
   readonly postgresUrl: string | undefined;
 }
@@ -45,9 +45,9 @@ const HELP = `pnpm bench [options]
   --fair-probes N      fair share: a newcomer's requests beside ordinary and pipelining clients, per scenario (200)
   --cli-lines N        the bulk CLI: lines applied per round, --concurrency 16, 20 ms upstream (4000)
   --out DIR            where the Markdown and JSON reports go (bench-results)
-  --service-node-args="FLAGS"  Node/V8 flags on the service's command line (default: npm start's --heap-growing-percent=50 --max-semi-space-size=8)
+  --node-args="FLAGS"  Node/V8 flags of the service and the references (default: npm start's --heap-growing-percent=50 --max-semi-space-size=8)
   --candidate FILE     another build's main.js, measured beside the service in the same rounds (an A/B)
-  --candidate-node-args="FLAGS"  Node/V8 flags for the candidate (alone: this build with these flags)
+  --candidate-node-args="FLAGS"  Node/V8 flags for the candidate (default: --node-args; alone: this build with these flags)
 Real services (optional): TEST_REDIS_URL and TEST_POSTGRES_URL add the Redis + PostgreSQL targets.`;
 
 export function readOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptions {
@@ -70,9 +70,9 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOption
       'cli-lines': { type: 'string', default: '4000' },
       out: { type: 'string', default: 'bench-results' },
       // As `npm start` and the Dockerfile start the service.
-      'service-node-args': { type: 'string', default: '--heap-growing-percent=50 --max-semi-space-size=8' },
+      'node-args': { type: 'string', default: '--heap-growing-percent=50 --max-semi-space-size=8' },
       candidate: { type: 'string' },
-      'candidate-node-args': { type: 'string', default: '' },
+      'candidate-node-args': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -101,9 +101,9 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOption
     fairProbes: int('fair-probes', values['fair-probes']),
     cliLines: int('cli-lines', values['cli-lines']),
     out: values.out,
-    serviceNodeArgs: values['service-node-args'].split(' ').filter(Boolean),
+    nodeArgs: values['node-args'].split(' ').filter(Boolean),
     candidateMain: values.candidate,
-    candidateNodeArgs: values['candidate-node-args'].split(' ').filter(Boolean),
+    candidateNodeArgs: values['candidate-node-args']?.split(' ').filter(Boolean),
     redisUrl: env.TEST_REDIS_URL || undefined,
     postgresUrl: env.TEST_POSTGRES_URL || undefined,
   };

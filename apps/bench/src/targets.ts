@@ -44,12 +44,12 @@ export interface Target {
 }
 
 /** A reference server (one script, its batched in-memory log behind `/__rows`) fed the given cookies. */
-function referenceTarget(name: string, role: Target['role'], script: string, cookies: (users: number) => string[], args: string[] = []): Target {
+function referenceTarget(name: string, role: Target['role'], script: string, cookies: (users: number) => string[], nodeArgs: readonly string[], args: string[] = []): Target {
   return {
     name,
     role,
     async start(upstreamUrl, users) {
-      const process = await spawnServer(script, args, { UPSTREAM_BASE_URL: upstreamUrl, SESSION_KEYS: SESSION_KEY, UPSTREAM_TOKEN: 'bench-token' });
+      const process = await spawnServer(script, args, { UPSTREAM_BASE_URL: upstreamUrl, SESSION_KEYS: SESSION_KEY, UPSTREAM_TOKEN: 'bench-token' }, nodeArgs);
       const signed = cookies(users);
       return {
         process,
@@ -63,25 +63,32 @@ function referenceTarget(name: string, role: Target['role'], script: string, coo
   };
 }
 
-export const baselineTarget = referenceTarget('baseline: node:http + undici', 'baseline', BASELINE, signedCookies);
-
-/** What a Node team would write instead: Fastify 5 with its own cookie signing (HMAC-SHA256, `value.sig`). */
-export const fastifyTarget = referenceTarget('reference: Fastify 5 + pino + undici', 'reference', FASTIFY, (users) => {
+/** Fastify's own cookie signing (HMAC-SHA256, `value.sig`). */
+function fastifyCookies(users: number): string[] {
   const now = Date.now();
   return Array.from({ length: users }, (_, i) => {
     const value = Buffer.from(JSON.stringify({ user: { id: String(i + 1) }, expiresAt: now + 8 * 3_600_000, seenAt: now })).toString('base64url');
     return `cotizaciones.sid=${sign(value, SESSION_KEY)}`;
   });
-});
+}
 
-/** The Fastify reference's handler on the project's own libraries (Koa, koa-session as the service uses it, koa-body): their floor. */
-export const koaFloorTarget = referenceTarget("Koa floor: Koa 3 + koa-session (the service's signer) + koa-body + pino + undici", 'koa-floor', KOA, signedCookies);
-
-/** The Koa floor with got for undici: the least a Koa service on got costs, the service's got row's reference. */
-export const koaGotTarget = referenceTarget('Koa + got: the Koa floor with got', 'koa-got', KOA, signedCookies, ['got']);
-
-/** Koa and its router alone (no session, body parser or log): what Koa itself costs. */
-export const koaAloneTarget = referenceTarget('Koa alone: Koa 3 + @koa/router + undici, no session', 'koa-alone', KOA_ALONE, signedCookies);
+/**
+ * The references, run with the service's V8 flags: a heap setting trades CPU for memory in any Node
+ * process, so each reference's CPU and memory are compared with the service's at the same setting.
+ */
+export function referenceTargets(nodeArgs: readonly string[]): Target[] {
+  return [
+    referenceTarget('baseline: node:http + undici', 'baseline', BASELINE, signedCookies, nodeArgs),
+    // What a Node team would write instead.
+    referenceTarget('reference: Fastify 5 + pino + undici', 'reference', FASTIFY, fastifyCookies, nodeArgs),
+    // Koa and its router alone (no session, body parser or log): what Koa itself costs.
+    referenceTarget('Koa alone: Koa 3 + @koa/router + undici, no session', 'koa-alone', KOA_ALONE, signedCookies, nodeArgs),
+    // The Fastify reference's handler on the project's own libraries (Koa, koa-session as the service uses it, koa-body): their floor.
+    referenceTarget("Koa floor: Koa 3 + koa-session (the service's signer) + koa-body + pino + undici", 'koa-floor', KOA, signedCookies, nodeArgs),
+    // The Koa floor with got for undici: the least a Koa service on got costs, the service's got row's reference.
+    referenceTarget('Koa + got: the Koa floor with got', 'koa-got', KOA, signedCookies, nodeArgs, ['got']),
+  ];
+}
 
 export interface ServiceSetting {
   readonly client: 'got' | 'undici';
