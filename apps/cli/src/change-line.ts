@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { OPERATIONS, paramNames, type Operation } from '@cotizaciones/core';
 
 /** The operations a line can ask for, by the name operations staff write in the file (the core's catalog). */
@@ -15,6 +15,11 @@ export interface ChangeLine {
   readonly operation: string;
   /** The parameters present on the line; an absent one is not a key. */
   readonly params: ReadonlyMap<string, string>;
+  /**
+   * What the line asks for, as a short hash: an edited line gets another, an unchanged one the same
+   * (whatever its cells' order). Names the line in the journal and in its idempotency key.
+   */
+  readonly hash: string;
 }
 
 /** A line that cannot be sent, and why. */
@@ -47,11 +52,11 @@ export function toInputLine(line: number, record: Readonly<Record<string, unknow
     params.set(name, String(value));
   }
   if (!params.has('id')) return { line, problem: 'id is missing' };
-  return { line, operation, params };
+  return changeLine(line, operation, params);
 }
 
-/** What a line asks for, as a short hash: an edited line gets another, an unchanged one the same (whatever its cells' order). */
-export function contentHash(line: ChangeLine): string {
-  const content = JSON.stringify([line.operation, [...line.params].sort(([a], [b]) => (a < b ? -1 : 1))]);
-  return createHash('sha256').update(content).digest('hex').slice(0, 32);
+/** A line that can be sent, its hash computed once: the journal and the idempotency key both use it. */
+export function changeLine(line: number, operation: string, params: ReadonlyMap<string, string>): ChangeLine {
+  const content = JSON.stringify([operation, [...params].sort(([a], [b]) => (a < b ? -1 : 1))]);
+  return { line, operation, params, hash: hash('sha256', content, 'hex').slice(0, 32) };
 }

@@ -2,7 +2,7 @@ import { existsSync, openSync, readFileSync, writeSync } from 'node:fs';
 import type { ActivityEntry } from '@cotizaciones/core';
 import { entryOfRecord, entryRecord } from '@cotizaciones/adapters';
 import { batchedFile } from './batched-file.js';
-import { contentHash, type ChangeLine } from './change-line.js';
+import type { ChangeLine } from './change-line.js';
 import { UsageError } from './usage-error.js';
 
 /**
@@ -34,7 +34,7 @@ export interface Journal {
  * A line is known by its number and its content: if the file was edited since,
  * a changed line is applied again, an unchanged one is not.
  */
-const keyOf = (line: ChangeLine) => `${line.line}\t${contentHash(line)}`;
+const keyOf = (line: ChangeLine) => `${line.line}\t${line.hash}`;
 
 const TARGET = '# applied to ';
 const RUN = '# run ';

@@ -1,6 +1,6 @@
 import { OPERATIONS, PortFailure, changeUseCase, type Session, type UseCaseDeps, type UpstreamRequest } from '@cotizaciones/core';
 import { errorSummary } from '@cotizaciones/runtime';
-import { contentHash, type ChangeLine } from './change-line.js';
+import type { ChangeLine } from './change-line.js';
 import { lineOutcome, type LineResult } from './line-result.js';
 
 export interface RunIdentity {
@@ -28,7 +28,7 @@ export function lineRunner(deps: UseCaseDeps, identity: RunIdentity): (line: Cha
     const useCase = byLineName.get(line.operation);
     // Only the catalog's names get past the reader (toInputLine).
     if (!useCase) throw new Error(`no operation is called ${line.operation}`);
-    const { reply, kind, cause } = await useCase({ session, params: line.params, idempotencyKey: `${identity.runId}:${line.line}:${contentHash(line)}`, meta });
+    const { reply, kind, cause } = await useCase({ session, params: line.params, idempotencyKey: `${identity.runId}:${line.line}:${line.hash}`, meta });
     // Operations staff need the why (a timeout, a refused token) that the web reply leaves out; causes carry no secret.
     const message = reply.ok ? '' : cause ? `${reply.msg} (${errorSummary(cause).message})` : reply.msg;
     return { line: line.line, outcome: lineOutcome(kind), message, ...(cause instanceof PortFailure ? { code: cause.code } : {}) };

@@ -4,6 +4,9 @@ import { stringify } from 'csv-stringify/sync';
 import { batchedFile } from './batched-file.js';
 import type { LineResult } from './line-result.js';
 
+/** A cell csv-stringify writes unquoted. */
+const PLAIN = /^[^,"\r\n]*$/;
+
 /** A CSV file of `line,outcome,message`, one row per input line, written in batches as lines end. */
 export interface ResultsFile {
   write(result: LineResult): void;
@@ -31,7 +34,9 @@ export function openResultsFile(path: string, onRow?: (row: string) => void): Re
   return {
     kept,
     write: ({ line, outcome, message }) => {
-      const row = stringify([[line, outcome, message]]);
+      // A message csv-stringify would not quote (no comma, quote or line break) is written as it is,
+      // without the library's set-up on every row; the others go through it.
+      const row = PLAIN.test(message) ? `${line},${outcome},${message}\n` : stringify([[line, outcome, message]]);
       file.append(row);
       onRow?.(row);
     },

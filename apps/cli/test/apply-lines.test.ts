@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { applyLines, type ApplyParts } from '../src/apply-lines.js';
-import type { ChangeLine, InputLine } from '../src/change-line.js';
+import { changeLine, type ChangeLine, type InputLine } from '../src/change-line.js';
 import { openJournal, type Journal } from '../src/journal.js';
 import type { LineResult } from '../src/line-result.js';
 import { openResultsFile } from '../src/results-file.js';
@@ -11,7 +11,7 @@ import { openResultsFile } from '../src/results-file.js';
 const dir = mkdtempSync(join(tmpdir(), 'cli-apply-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const change = (line: number, id = String(line)): ChangeLine => ({ line, operation: 'quotation', params: new Map([['id', id], ['field', 'estado'], ['value', 'x']]) });
+const change = (line: number, id = String(line)): ChangeLine => changeLine(line, 'quotation', new Map([['id', id], ['field', 'estado'], ['value', 'x']]));
 // Lines as the file reader gives them: one at a time, asynchronously.
 async function* lines(list: InputLine[]) {
   for (const line of list) yield await Promise.resolve(line);

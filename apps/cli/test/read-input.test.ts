@@ -1,8 +1,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readInput } from '../src/read-input.js';
+import { csvCells, readInput } from '../src/read-input.js';
 import { UsageError } from '../src/usage-error.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cli-input-'));
@@ -116,5 +118,26 @@ describe('readInput', () => {
       { line: 5, operation: 'item', params: { id: '9', delete: '1' } },
       { line: 6, problem: 'value must be a string or a number' },
     ]);
+  });
+});
+
+describe('csvCells', () => {
+  // Quote-free, CR-free lines skip the parser: they must come out exactly as csv-parse reads them.
+  const cell = fc.string({ unit: fc.constantFrom('a', 'ñ', ' ', '\t', ',', "'", '=', '\u2028', '😀', '\\', ';') });
+  it('reads a line without quotes or carriage returns as csv-parse does', () => {
+    fc.assert(
+      fc.property(fc.array(cell, { minLength: 1, maxLength: 8 }), (cells) => {
+        const text = cells.join(',');
+        fc.pre(text !== '');
+        expect(csvCells(text, 2)).toEqual((parse(text, { relax_column_count: true }) as string[][])[0]);
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('still parses quoted cells and refuses a quote left open', () => {
+    expect(csvCells('a,"b,""c""",d', 2)).toEqual(['a', 'b,"c"', 'd']);
+    expect(csvCells('a,b\rc', 2)).toEqual(['a', 'b']);
+    expect(() => csvCells('a,"b', 3)).toThrow(new UsageError('a quote opened on line 3 is not closed on it (a cell cannot span lines)'));
   });
 });
