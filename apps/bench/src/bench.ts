@@ -177,7 +177,7 @@ async function main(): Promise<void> {
     cli,
   });
   process.stdout.write(markdown);
-  const problems = [...summaries, ...peakMemory, ...(soakResult ? [soakResult] : []), ...(cli ? [cli] : []), ...(phpSessions?.throughput ?? [])].flatMap((s) => s.problems);
+  const problems = [...summaries, ...peakMemory, ...(soakResult ? [soakResult] : []), ...(cli ?? []), ...(phpSessions?.throughput ?? [])].flatMap((s) => s.problems);
   if (problems.length > 0) {
     log(`correctness problems: ${problems.length}`);
     process.exitCode = 1;

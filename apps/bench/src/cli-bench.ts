@@ -13,7 +13,12 @@ const CLI_PACKAGES = ['../../cli', '../../../packages/runtime', '../../../packag
 const STUB = fileURLToPath(new URL('./stub-upstream.js', import.meta.url));
 const CPU_REPORT = fileURLToPath(new URL('./cpu-report.js', import.meta.url));
 
+/** The CLI's upstream client: got (the default) and undici, measured in the same rounds to show the client's share. */
+export type CliClient = 'got' | 'undici';
+const CLIENTS: readonly CliClient[] = ['got', 'undici'];
+
 export interface CliSummary {
+  readonly client: CliClient;
   readonly lines: number;
   readonly concurrency: number;
   readonly delayMs: number;
@@ -27,30 +32,40 @@ export interface CliSummary {
   readonly problems: string[];
 }
 
-/** `rounds` runs of `lines` lines at `--concurrency 16` against a 20 ms upstream, each beside a one-line run: medians. */
-export async function benchCliRounds(lines: number, rounds: number, log: (line: string) => void): Promise<CliSummary> {
+/**
+ * `rounds` rounds; in each, with every client in turn, a run of `lines` lines at `--concurrency 16`
+ * against a 20 ms upstream beside a one-line run (the start-up): medians per client.
+ */
+export async function benchCliRounds(lines: number, rounds: number, log: (line: string) => void): Promise<CliSummary[]> {
   // Measuring a build of other sources would report on code that is no longer there.
   assertBuilt(CLI_PACKAGES.map((dir) => fileURLToPath(new URL(dir, import.meta.url))), "the CLI's build");
-  const runs: CliRun[] = [];
-  const startups: number[] = [];
+  const runs = new Map<CliClient, CliRun[]>(CLIENTS.map((client) => [client, []]));
+  const startups = new Map<CliClient, number[]>(CLIENTS.map((client) => [client, []]));
   for (let round = 1; round <= rounds; round += 1) {
-    const startup = await benchCli(1, 16, 20);
-    const run = await benchCli(lines, 16, 20);
-    startups.push(startup.cpuMsPerLine);
-    runs.push({ ...run, cpuMsPerLine: run.cpuMsPerLine - startup.cpuMsPerLine / lines, problems: [...startup.problems, ...run.problems] });
-    log(`cli, round ${round}: ${run.linesPerSecond.toFixed(0)} lines/s, ${runs.at(-1)!.cpuMsPerLine.toFixed(3)} ms CPU per line, start-up ${startup.cpuMsPerLine.toFixed(0)} ms`);
+    for (const client of CLIENTS) {
+      const startup = await benchCli(1, 16, 20, client);
+      const run = await benchCli(lines, 16, 20, client);
+      startups.get(client)!.push(startup.cpuMsPerLine);
+      const net = { ...run, cpuMsPerLine: run.cpuMsPerLine - startup.cpuMsPerLine / lines, problems: [...startup.problems, ...run.problems] };
+      runs.get(client)!.push(net);
+      log(`cli (${client}), round ${round}: ${run.linesPerSecond.toFixed(0)} lines/s, ${net.cpuMsPerLine.toFixed(3)} ms CPU per line, start-up ${startup.cpuMsPerLine.toFixed(0)} ms`);
+    }
   }
-  return {
-    lines,
-    concurrency: 16,
-    delayMs: 20,
-    rounds,
-    linesPerSecond: median(runs.map((run) => run.linesPerSecond)),
-    boundPerSecond: runs[0]?.boundPerSecond ?? 0,
-    cpuMsPerLine: median(runs.map((run) => run.cpuMsPerLine)),
-    startupCpuMs: median(startups),
-    problems: runs.flatMap((run) => run.problems),
-  };
+  return CLIENTS.map((client) => {
+    const mine = runs.get(client)!;
+    return {
+      client,
+      lines,
+      concurrency: 16,
+      delayMs: 20,
+      rounds,
+      linesPerSecond: median(mine.map((run) => run.linesPerSecond)),
+      boundPerSecond: mine[0]?.boundPerSecond ?? 0,
+      cpuMsPerLine: median(mine.map((run) => run.cpuMsPerLine)),
+      startupCpuMs: median(startups.get(client)!),
+      problems: mine.flatMap((run) => run.problems),
+    };
+  });
 }
 
 export interface CliRun {
@@ -67,11 +82,11 @@ export interface CliRun {
 }
 
 /**
- * The bulk CLI applying `lines` changes with the default client (got) and a SQLite activity log,
+ * The bulk CLI applying `lines` changes with the given client and a SQLite activity log,
  * against an upstream that answers after `delayMs`: how close it comes to the bound the upstream's
  * latency sets, and its CPU per line.
  */
-async function benchCli(lines: number, concurrency: number, delayMs: number): Promise<CliRun> {
+async function benchCli(lines: number, concurrency: number, delayMs: number, client: CliClient): Promise<CliRun> {
   const dir = scratchDir('cli-');
   const input = join(dir, 'changes.csv');
   const rows = Array.from({ length: lines }, (_, i) => `quotation,${i + 1},estado,aprobada,,,`);
@@ -82,7 +97,7 @@ async function benchCli(lines: number, concurrency: number, delayMs: number): Pr
     const before = await upstreamCalls(stub.url);
     const started = performance.now();
     const child = spawn(process.execPath, ['--import', CPU_REPORT, CLI_MAIN, 'apply', input, '--as', '7', '--concurrency', String(concurrency)], {
-      env: { PATH: process.env.PATH, UPSTREAM_BASE_URL: stub.url, UPSTREAM_TOKEN: 'bench-token', ACTIVITY_LOG_URL: `sqlite:${join(dir, 'activity.db')}`, BENCH_CPU_FILE: cpuFile },
+      env: { PATH: process.env.PATH, UPSTREAM_CLIENT: client, UPSTREAM_BASE_URL: stub.url, UPSTREAM_TOKEN: 'bench-token', ACTIVITY_LOG_URL: `sqlite:${join(dir, 'activity.db')}`, BENCH_CPU_FILE: cpuFile },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';

@@ -72,7 +72,8 @@ export interface BenchReport {
   readonly phpSessions: PhpSessionLatency | undefined;
   readonly fairShare: { rows: FairShareRow[]; flood: FloodRow } | undefined;
   readonly tracingOff: TracingOffCost;
-  readonly cli: CliSummary | undefined;
+  /** One summary per client, got (the default) first. */
+  readonly cli: readonly CliSummary[] | undefined;
 }
 
 export function machine(): string {
@@ -143,12 +144,14 @@ export function toMarkdown(report: BenchReport): string {
     }
   }
   if (report.cli) {
-    const c = report.cli;
     lines.push(
       '',
-      '| bulk CLI (got, SQLite log) | lines | concurrency | upstream delay | rounds | lines/s | latency bound lines/s | CPU ms / line | start-up CPU ms | checks |',
-      '|---|---|---|---|---|---|---|---|---|---|',
-      `| apply | ${c.lines} | ${c.concurrency} | ${c.delayMs} ms | ${c.rounds} | ${fixed(c.linesPerSecond)} | ${fixed(c.boundPerSecond)} | ${fixed(c.cpuMsPerLine, 3)} | ${fixed(c.startupCpuMs)} | ${checked(c.problems)} |`,
+      '| bulk CLI (SQLite log) | client | lines | concurrency | upstream delay | rounds | lines/s | latency bound lines/s | CPU ms / line | start-up CPU ms | checks |',
+      '|---|---|---|---|---|---|---|---|---|---|---|',
+      ...report.cli.map(
+        (c) =>
+          `| apply | ${c.client}${c.client === 'got' ? ' (the default)' : ''} | ${c.lines} | ${c.concurrency} | ${c.delayMs} ms | ${c.rounds} | ${fixed(c.linesPerSecond)} | ${fixed(c.boundPerSecond)} | ${fixed(c.cpuMsPerLine, 3)} | ${fixed(c.startupCpuMs)} | ${checked(c.problems)} |`,
+      ),
     );
   }
   if (report.fairShare) {

@@ -36,15 +36,17 @@ export function checkTargets(report: BenchReport): TargetCheck[] {
     });
   }
 
-  const cli = report.cli;
+  const cli = report.cli?.find((c) => c.client === 'got');
+  const undici = report.cli?.find((c) => c.client === 'undici');
   checks.push({
     target: `CLI (got, --concurrency 16, 20 ms upstream): ≥ 80 % of the latency bound`,
     measured: cli ? `${fixed((100 * cli.linesPerSecond) / cli.boundPerSecond, 1)} % (${fixed(cli.linesPerSecond, 0)} of ${fixed(cli.boundPerSecond, 0)} lines/s)` : 'not measured',
     met: cli ? cli.linesPerSecond >= 0.8 * cli.boundPerSecond : undefined,
   });
   checks.push({
-    target: 'CLI: ≤ 0.4 ms CPU per line (start-up apart)',
-    measured: cli ? `${fixed(cli.cpuMsPerLine, 3)} ms (start-up ${fixed(cli.startupCpuMs, 0)} ms once)` : 'not measured',
+    target: 'CLI (got): ≤ 0.4 ms CPU per line (start-up apart)',
+    // The same CLI on undici, in the same rounds: what the client itself costs a line.
+    measured: cli ? `${fixed(cli.cpuMsPerLine, 3)} ms (start-up ${fixed(cli.startupCpuMs, 0)} ms once${undici ? `; with undici in the same rounds ${fixed(undici.cpuMsPerLine, 3)} ms` : ''})` : 'not measured',
     met: cli ? cli.cpuMsPerLine <= 0.4 : undefined,
   });
 
