@@ -1,10 +1,10 @@
-import { constants } from 'node:fs';
-import { access, lstat, lutimes, open } from 'node:fs/promises';
+import { constants, lstatSync } from 'node:fs';
+import { access, lutimes, open } from 'node:fs/promises';
 import type { BigIntStats } from 'node:fs';
 import { join } from 'node:path';
 import { SessionUnavailableError } from '@cotizaciones/core';
 import type { FilesSavePath } from './save-path.js';
-import type { PhpSaveHandlerStore, StoredSession } from './save-handler-store.js';
+import { expiryDue, type PhpSaveHandlerStore, type StoredSession } from './save-handler-store.js';
 import { readCache } from './read-cache.js';
 import { sharedLock } from './shared-lock.js';
 
@@ -21,8 +21,6 @@ const ABSENT: StoredSession = { kind: 'absent' };
 const LOCK_WAIT_MS = 2_000;
 /** A file changed this close before its read is not cached: a rewrite in the same clock tick could look the same. */
 const RACY_MS = 1_000;
-/** The expiry is moved at most once in this long (or 1/24 of gc_maxlifetime, if shorter): GC counts in minutes. */
-const TOUCH_EVERY_MS = 60_000;
 
 /**
  * PHP's `files` handler: `sess_<id>` under the save path. PHP rewrites a session by truncate then
@@ -51,7 +49,6 @@ export function phpFilesStore(options: FilesStoreOptions): PhpSaveHandlerStore {
   }
 
   const cache = readCache({ maxEntries: 10_000, maxBytes: 16 * 1024 * 1024, maxEntryBytes: 64 * 1024, racyMs: RACY_MS });
-  const touchEveryMs = Math.min(TOUCH_EVERY_MS, (options.gcMaxLifetimeSeconds * 1000) / 24);
 
   /** What the file's metadata alone decides: refused, gone (GC would delete it), too large; undefined: read it. */
   function judged(stat: BigIntStats): StoredSession | undefined {
@@ -78,11 +75,15 @@ export function phpFilesStore(options: FilesStoreOptions): PhpSaveHandlerStore {
     throw new SessionUnavailableError(`the PHP session directory cannot be read (${code ?? 'error'})`, { cause: withoutPath(error) });
   }
 
-  /** The bytes read of this version of the file before, if kept: one `lstat` (a link is not followed). */
+  /**
+   * The bytes read of this version of the file before, if kept: one `lstat` (a link is not
+   * followed). Synchronous: on the local directory PHP's files handler needs, it is a lookup in the
+   * kernel's cache, far cheaper than the thread-pool round trip of an asynchronous call (decision 028).
+   */
   async function cached(id: string): Promise<StoredSession | undefined> {
     let stat;
     try {
-      stat = await lstat(pathOf(id), { bigint: true });
+      stat = lstatSync(pathOf(id), { bigint: true });
     } catch (error) {
       return missing(error);
     }
@@ -144,7 +145,7 @@ export function phpFilesStore(options: FilesStoreOptions): PhpSaveHandlerStore {
     },
     async touchExpiry(id, modifiedMs) {
       // Moved lately (by PHP or by us): the session is far from GC's reach still.
-      if (touchRefused || (modifiedMs !== undefined && options.now() - modifiedMs < touchEveryMs)) return;
+      if (touchRefused || !expiryDue(modifiedMs, options.now(), options.gcMaxLifetimeSeconds)) return;
       const now = new Date(options.now());
       try {
         // lutimes: never follows a link planted after the read.

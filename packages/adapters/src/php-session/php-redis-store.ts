@@ -2,11 +2,12 @@ import { Redis } from 'ioredis';
 import { SessionUnavailableError } from '@cotizaciones/core';
 import { redisReady } from '../session/redis-ready.js';
 import type { RedisSavePath } from './save-path.js';
-import type { PhpSaveHandlerStore, RewriteResult } from './save-handler-store.js';
+import { expiryDue, type PhpSaveHandlerStore, type RewriteResult } from './save-handler-store.js';
 
 export interface RedisStoreOptions extends RedisSavePath {
   readonly gcMaxLifetimeSeconds: number;
   readonly maxBytes: number;
+  readonly now: () => number;
   readonly commandTimeoutMs?: number;
   readonly onConnectionError?: (error: Error) => void;
 }
@@ -53,10 +54,10 @@ export function phpRedisStore(options: RedisStoreOptions): PhpSaveHandlerStore {
     const key = keyOf(id);
     await tx.watch(key);
     try {
-      const bytes = await tx.boundedGetBuffer(key, options.maxBytes);
-      if (bytes === null) return 'absent';
-      if (typeof bytes === 'number') return 'unchanged';
-      const next = change(bytes);
+      const stored = await tx.boundedGetBuffer(key, options.maxBytes);
+      if (stored === null) return 'absent';
+      if (typeof stored === 'number') return 'unchanged';
+      const next = change(stored[0]);
       if (next === undefined) return 'unchanged';
       // SET … XX never recreates a session PHP destroyed meanwhile; EX is what PHP's own write would set.
       const result = await tx.multi().set(key, Buffer.from(next), 'EX', options.gcMaxLifetimeSeconds, 'XX').exec();
@@ -72,12 +73,16 @@ export function phpRedisStore(options: RedisStoreOptions): PhpSaveHandlerStore {
   const where = options.socket ?? `${options.host ?? '127.0.0.1'}:${options.port ?? 6379}`;
   return {
     async read(id) {
-      const bytes = await call(() => redis.boundedGetBuffer(keyOf(id), options.maxBytes));
-      if (bytes === null) return { kind: 'absent' };
-      if (typeof bytes === 'number') return { kind: 'refused', reason: 'oversized', detail: `${bytes} bytes` };
-      return { kind: 'data', bytes };
+      const reply = await call(() => redis.boundedGetBuffer(keyOf(id), options.maxBytes));
+      if (reply === null) return { kind: 'absent' };
+      if (typeof reply === 'number') return { kind: 'refused', reason: 'oversized', detail: `${reply} bytes` };
+      const [bytes, ttlMs] = reply;
+      // PHP writes with SETEX gc_maxlifetime: the expiry was last moved gc_maxlifetime before it falls.
+      // A key without one (TTL -1) says nothing: it is touched.
+      return ttlMs < 0 ? { kind: 'data', bytes } : { kind: 'data', bytes, modifiedMs: options.now() + ttlMs - options.gcMaxLifetimeSeconds * 1000 };
     },
-    async touchExpiry(id) {
+    async touchExpiry(id, modifiedMs) {
+      if (!expiryDue(modifiedMs, options.now(), options.gcMaxLifetimeSeconds)) return;
       await call(() => redis.expire(keyOf(id), options.gcMaxLifetimeSeconds));
     },
     rewrite(id, change) {
@@ -104,13 +109,18 @@ export function phpRedisStore(options: RedisStoreOptions): PhpSaveHandlerStore {
 /**
  * GET that transfers nothing larger than `max` bytes: the length is checked, then the value read, in one
  * atomic script (STRLEN then GET as two commands would race a value growing between them). An oversized
- * value answers its length instead, so no reply can hold the connection every other read shares.
+ * value answers its length instead, so no reply can hold the connection every other read shares. A
+ * value comes with its time to live in ms (PTTL), so a fresh expiry need not be moved again.
  */
 const BOUNDED_GET = `local n = redis.call('STRLEN', KEYS[1])
 if n > tonumber(ARGV[1]) then return n end
-return redis.call('GET', KEYS[1])`;
+local value = redis.call('GET', KEYS[1])
+if not value then return nil end
+return {value, redis.call('PTTL', KEYS[1])}`;
 
-type BoundedRedis = Redis & { boundedGetBuffer(key: string, max: number): Promise<Buffer | number | null> };
+/** `[value, PTTL]`, the length of a value over the bound, or null for no key. */
+type BoundedReply = [Buffer, number] | number | null;
+type BoundedRedis = Redis & { boundedGetBuffer(key: string, max: number): Promise<BoundedReply> };
 
 function withBoundedGet(redis: Redis): BoundedRedis {
   redis.defineCommand('boundedGet', { numberOfKeys: 1, lua: BOUNDED_GET });

@@ -69,24 +69,25 @@ export function phpSessions(options: PhpSessionsOptions): PhpSessionStore {
 
   /** The session decoded, and when its expiry last moved if the store says. */
   async function load(id: string): Promise<{ session: DecodedPhpSession; modifiedMs: number | undefined } | undefined> {
-    const hash = sessionIdHash(id);
+    // A hash for a report only: most reads have none to make.
+    const hash = () => sessionIdHash(id);
     // A read that does not decode may have caught PHP mid-write: read again as PHP's lock guarantees it.
     for (const consistent of [false, true]) {
       const stored = await store.read(id, consistent);
       if (stored.kind === 'absent') return undefined;
       if (stored.kind === 'refused') {
-        report({ kind: stored.reason, sessionHash: hash, ...(stored.detail === undefined ? {} : { detail: stored.detail }) });
+        report({ kind: stored.reason, sessionHash: hash(), ...(stored.detail === undefined ? {} : { detail: stored.detail }) });
         return undefined;
       }
       if (stored.bytes.length === 0) {
-        report({ kind: 'empty', sessionHash: hash });
+        report({ kind: 'empty', sessionHash: hash() });
         return undefined;
       }
       try {
         return { session: decodePhpSession(stored.bytes, format, { maxBytes }, used), modifiedMs: stored.modifiedMs };
       } catch (error) {
         if (!(error instanceof PhpSessionDecodeError)) throw error;
-        if (consistent) report({ kind: 'undecodable', sessionHash: hash, detail: error.message });
+        if (consistent) report({ kind: 'undecodable', sessionHash: hash(), detail: error.message });
       }
     }
     return undefined;
@@ -138,7 +139,7 @@ export function phpSessions(options: PhpSessionsOptions): PhpSessionStore {
         const last = session.vars.get(activityKey!);
         if (typeof last === 'number' && last >= nowSeconds) return;
         const result = await store.rewrite(id, (bytes) => withActivity(bytes, nowSeconds, userId));
-        if (result === 'unchanged') await store.touchExpiry(id);
+        if (result === 'unchanged') await store.touchExpiry(id, modifiedMs);
       }
     } catch (error) {
       // The request was answered from a good read: a failed touch is logged, not turned into a 503.
@@ -210,6 +211,7 @@ function openStore(
     ...savePath,
     gcMaxLifetimeSeconds,
     maxBytes,
+    now,
     ...(options.onConnectionError ? { onConnectionError: options.onConnectionError } : {}),
   });
 }

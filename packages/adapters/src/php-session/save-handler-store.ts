@@ -1,11 +1,22 @@
 /** What reading one session from PHP's store gave. */
 export type StoredSession =
-  /** `modifiedMs`: when the store last moved the session's expiry, where it says (a file's modification time). */
+  /**
+   * `modifiedMs`: when the store last moved the session's expiry, where it says (a file's
+   * modification time; for Redis, gc_maxlifetime before the key's expiry).
+   */
   | { readonly kind: 'data'; readonly bytes: Uint8Array; readonly modifiedMs?: number }
   /** No such session (never created, destroyed, or past gc_maxlifetime). */
   | { readonly kind: 'absent' }
   /** There is something, but it must not be trusted or read: the reason is logged. */
   | { readonly kind: 'refused'; readonly reason: 'oversized' | 'not-a-regular-file' | 'foreign-owner'; readonly detail?: string };
+
+/** The expiry is moved at most once in this long (or 1/24 of gc_maxlifetime, if shorter): PHP's GC counts in minutes. */
+const TOUCH_EVERY_MS = 60_000;
+
+/** Whether a session whose expiry was last moved at `modifiedMs` (if the store says) needs moving again `now`. */
+export function expiryDue(modifiedMs: number | undefined, now: number, gcMaxLifetimeSeconds: number): boolean {
+  return modifiedMs === undefined || now - modifiedMs >= Math.min(TOUCH_EVERY_MS, (gcMaxLifetimeSeconds * 1000) / 24);
+}
 
 /** How a conditional rewrite ended. */
 export type RewriteResult = 'written' | 'unchanged' | 'yielded' | 'absent';
@@ -20,7 +31,10 @@ export interface PhpSaveHandlerStore {
    * store whose writes are atomic always reads so); asked for when a read did not decode.
    */
   read(id: string, consistent?: boolean): Promise<StoredSession>;
-  /** Moves the session's expiry as PHP's own write would; never creates it. `modifiedMs`: as the read gave it. */
+  /**
+   * Moves the session's expiry as PHP's own write would, unless the read's `modifiedMs` says it
+   * moved lately (`expiryDue`); never creates the session.
+   */
   touchExpiry(id: string, modifiedMs?: number): Promise<void>;
   /** Replaces the data only if nobody wrote it meanwhile; `change` returns undefined to leave it. */
   rewrite?(id: string, change: (bytes: Uint8Array) => Uint8Array | undefined): Promise<RewriteResult>;

@@ -175,6 +175,21 @@ describe.skipIf(!phpAvailable() || !redisServerAvailable())('PHP sessions in Red
     await adapter.close();
   });
 
+  it('moves the expiry at most once a minute, as the files handler does: a TTL moved under a minute ago is left', async () => {
+    const adapter = adapterFor('php');
+    await adapter.ready(2_000);
+    const key = `${PREFIX}${'m'.repeat(26)}`;
+    const cookie = `PHPSESSID=${'m'.repeat(26)}`;
+    await redis.set(key, `user|a:1:{s:2:"id";i:4;}LAST_ACTIVITY|i:${Math.floor(Date.now() / 1000)};`, 'EX', 1440 - 50);
+    expect(await adapter.sessionFor(cookie).currentUser()).toMatchObject({ id: '4' });
+    expect(await redis.ttl(key)).toBeLessThanOrEqual(1440 - 50);
+    await redis.expire(key, 1440 - 61);
+    expect(await adapter.sessionFor(cookie).currentUser()).toMatchObject({ id: '4' });
+    expect(await redis.ttl(key)).toBeGreaterThan(1440 - 50);
+    await redis.del(key);
+    await adapter.close();
+  });
+
   it('hostile ids send no command at all to Redis', async () => {
     const adapter = adapterFor('php');
     await adapter.ready(2_000);
@@ -188,10 +203,15 @@ describe.skipIf(!phpAvailable() || !redisServerAvailable())('PHP sessions in Red
       }
       expect(await adapter.sessionFor(`PHPSESSID=${valid}`).currentUser()).toMatchObject({ id: '1' });
     });
-    // The read is one bounded script (its STRLEN and GET show inside it), then PHP's own EXPIRE.
+    // The read is one bounded script (its STRLEN, GET and PTTL show inside it), then PHP's own EXPIRE
+    // for a key without one; the second read finds the expiry just moved and leaves it.
     const adapterCommands = seen.filter((args) => args.some((arg) => arg.startsWith(PREFIX)) && args[0] !== 'set');
-    const read = [`script ${PREFIX}${valid} 1048576`, `STRLEN ${PREFIX}${valid}`, `GET ${PREFIX}${valid}`, `expire ${PREFIX}${valid} 1440`];
-    expect(adapterCommands.map((args) => (args[0]?.startsWith('eval') ? ['script', ...args.slice(3)] : args).join(' '))).toEqual([...read, ...read]);
+    const read = [`script ${PREFIX}${valid} 1048576`, `STRLEN ${PREFIX}${valid}`, `GET ${PREFIX}${valid}`, `PTTL ${PREFIX}${valid}`];
+    expect(adapterCommands.map((args) => (args[0]?.startsWith('eval') ? ['script', ...args.slice(3)] : args).join(' '))).toEqual([
+      ...read,
+      `expire ${PREFIX}${valid} 1440`,
+      ...read,
+    ]);
     expect(seen.filter((args) => args.some((arg) => /etc|xxxxx|FLUSHALL|\*/.test(arg)))).toEqual([]);
     await adapter.close();
   });
