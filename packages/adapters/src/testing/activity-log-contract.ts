@@ -64,6 +64,14 @@ export function testActivityLog(name: string, createHarness: () => Promise<Activ
       expect(await harness.stored()).toEqual(entries.map(toStoredActivity));
     });
 
+    it('stores a batch of many entries whole and in order', async () => {
+      // More than one INSERT statement takes (the SQLite store writes 32 rows a statement).
+      const entries = Array.from({ length: 70 }, (_, i) => sampleEntry({ entityId: BigInt(i + 1), requestId: `req-${i + 1}` }));
+      for (const entry of entries) harness.log.record(entry);
+      await harness.log.flush();
+      expect(await harness.stored()).toEqual(entries.map(toStoredActivity));
+    });
+
     it('keeps created_at in UTC to the millisecond', async () => {
       harness.log.record(sampleEntry({ createdAt: new Date('2026-12-31T23:59:59.999Z') }));
       await harness.log.flush();
