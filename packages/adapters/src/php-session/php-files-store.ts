@@ -1,7 +1,8 @@
-import { constants, lstatSync } from 'node:fs';
-import { access, lutimes, open } from 'node:fs/promises';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from 'node:fs';
+import { access, lutimes } from 'node:fs/promises';
 import type { BigIntStats } from 'node:fs';
 import { join } from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { SessionUnavailableError } from '@cotizaciones/core';
 import type { FilesSavePath } from './save-path.js';
 import { expiryDue, type PhpSaveHandlerStore, type StoredSession } from './save-handler-store.js';
@@ -77,8 +78,9 @@ export function phpFilesStore(options: FilesStoreOptions): PhpSaveHandlerStore {
 
   /**
    * The bytes read of this version of the file before, if kept: one `lstat` (a link is not
-   * followed). Synchronous: on the local directory PHP's files handler needs, it is a lookup in the
-   * kernel's cache, far cheaper than the thread-pool round trip of an asynchronous call (decision 028).
+   * followed). The session files' calls are synchronous: on the local directory PHP's files handler
+   * needs, each is a lookup in the kernel's caches, far cheaper than the thread-pool round trip of
+   * an asynchronous call (decision 028). Waiting for PHP's lock, and the touch, stay asynchronous.
    */
   async function cached(id: string): Promise<StoredSession | undefined> {
     let stat;
@@ -95,18 +97,18 @@ export function phpFilesStore(options: FilesStoreOptions): PhpSaveHandlerStore {
 
   async function readOnce(id: string, locked: boolean): Promise<StoredSession> {
     const started = options.now();
-    let file;
+    let fd: number;
     try {
-      file = await open(pathOf(id), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+      fd = openSync(pathOf(id), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     } catch (error) {
       return missing(error);
     }
     try {
-      const stat = await file.stat({ bigint: true });
+      const stat = fstatSync(fd, { bigint: true });
       const verdict = judged(stat);
       if (verdict) return verdict;
       if (locked) {
-        const lock = await sharedLock(file.fd, LOCK_WAIT_MS);
+        const lock = await sharedLock(fd, LOCK_WAIT_MS);
         if (lock === 'timeout') throw new SessionUnavailableError(`a PHP request has held this session's lock for over ${LOCK_WAIT_MS} ms`);
         if (lock === 'unavailable') throw new SessionUnavailableError("PHP's session lock cannot be taken: the flock command (util-linux) is missing or failed");
       }
@@ -115,7 +117,7 @@ export function phpFilesStore(options: FilesStoreOptions): PhpSaveHandlerStore {
       let total = 0;
       for (;;) {
         const chunk = Buffer.allocUnsafe(Math.max(Number(stat.size) + 1, 4096));
-        const { bytesRead } = await file.read(chunk, 0, chunk.length, total);
+        const bytesRead = readSync(fd, chunk, 0, chunk.length, total);
         if (bytesRead === 0) break;
         chunks.push(chunk.subarray(0, bytesRead));
         total += bytesRead;
@@ -132,12 +134,15 @@ export function phpFilesStore(options: FilesStoreOptions): PhpSaveHandlerStore {
       throw new SessionUnavailableError('a PHP session file cannot be read', { cause: withoutPath(error) });
     } finally {
       // Closing the descriptor also releases a shared lock taken on it.
-      await file.close();
+      closeSync(fd);
     }
   }
 
   return {
     async read(id, consistent = false) {
+      // The file calls are synchronous: the event loop gets its turn first, as with an asynchronous
+      // read, so that callers reading in a loop never starve timers and I/O.
+      await nextTurn();
       const stored = (!consistent && (await cached(id))) || (await readOnce(id, consistent));
       // Empty without the lock may be PHP between its truncate and its write: read again under the lock.
       if (!consistent && stored.kind === 'data' && stored.bytes.length === 0) return readOnce(id, true);
