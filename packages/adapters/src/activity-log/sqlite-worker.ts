@@ -23,9 +23,6 @@ const failure = (id: number, error: unknown): SqliteReply => ({
   code: error instanceof SQLite.SqliteError ? error.code : 'UNKNOWN',
 });
 
-/** Rows per INSERT statement: 32 × 11 columns stays far below SQLite's limit of bound parameters. */
-const ROWS_PER_INSERT = 32;
-
 const { file, table } = workerData as { file: string; table: string };
 const port = parentPort!;
 
@@ -39,20 +36,9 @@ try {
   db.pragma('synchronous = NORMAL');
   db.defaultSafeIntegers(true);
   db.exec(createTableSql('sqlite', table));
-  // Up to ROWS_PER_INSERT rows a statement: one call into the driver, not one a row. Rows are
-  // inserted in order, so their ids follow the batch's order as before.
-  const placeholders = `(${INSERT_COLUMNS.map(() => '?').join(', ')})`;
-  const inserts = new Map<number, ReturnType<typeof db.prepare>>();
-  const insertOf = (rows: number) => {
-    let statement = inserts.get(rows);
-    if (!statement) inserts.set(rows, (statement = db.prepare(`INSERT INTO ${table} (${INSERT_COLUMNS.join(', ')}) VALUES ${Array(rows).fill(placeholders).join(', ')}`)));
-    return statement;
-  };
+  const insert = db.prepare(`INSERT INTO ${table} (${INSERT_COLUMNS.join(', ')}) VALUES (${INSERT_COLUMNS.map(() => '?').join(', ')})`);
   const insertAll = db.transaction((rows: readonly StoredActivity[]) => {
-    for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
-      const chunk = rows.slice(start, start + ROWS_PER_INSERT);
-      insertOf(chunk.length).run(chunk.flatMap((row) => INSERT_COLUMNS.map((column) => row[column])));
-    }
+    for (const row of rows) insert.run(INSERT_COLUMNS.map((column) => row[column]));
   });
   const recent = db.prepare(`SELECT * FROM ${table} ORDER BY id DESC LIMIT ?`);
   const ping = db.prepare('SELECT 1');

@@ -65,7 +65,6 @@ export function testActivityLog(name: string, createHarness: () => Promise<Activ
     });
 
     it('stores a batch of many entries whole and in order', async () => {
-      // More than one INSERT statement takes (the SQLite store writes 32 rows a statement).
       const entries = Array.from({ length: 70 }, (_, i) => sampleEntry({ entityId: BigInt(i + 1), requestId: `req-${i + 1}` }));
       for (const entry of entries) harness.log.record(entry);
       await harness.log.flush();
