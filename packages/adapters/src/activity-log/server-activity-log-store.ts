@@ -1,0 +1,104 @@
+import { CompiledQuery, Kysely, MysqlDialect, PostgresDialect, sql, type Dialect } from 'kysely';
+import type { ActivityEntry } from '@cotizaciones/core';
+import type { SqlEngine } from './activity-log-url.js';
+import { toStoredActivity, type SqlActivityLogStore } from './activity-log-store.js';
+import { INSERT_COLUMNS, createTableSql, fromRow, type Row } from './activity-log-schema.js';
+import { storeError, urlSecrets } from './activity-store-error.js';
+import { isMysqlRefusal, isPostgresRefusal } from './sql-error-kinds.js';
+import type { SqlStoreOptions } from './sql-activity-log-store.js';
+
+/** Request ids looked up in one statement. */
+const LOOKUP_BATCH = 500;
+
+type Database = Record<string, Row>;
+/** The engines reached over a connection pool (SQLite has its own store). */
+type ServerEngine = Exclude<SqlEngine, 'sqlite'>;
+
+/** The activity log in PostgreSQL or MySQL/MariaDB through Kysely, `table` already checked. */
+export async function openServerActivityLogStore(engine: ServerEngine, url: string, table: string, options: SqlStoreOptions): Promise<SqlActivityLogStore> {
+  const db = new Kysely<Database>({ dialect: await dialectFor(engine, url, options) });
+  const isRefused = engine === 'postgres' ? isPostgresRefusal : isMysqlRefusal;
+  const secrets = urlSecrets(url);
+  // The driver's error is translated, never passed on: mysql2's carries the SQL with its values; and its
+  // message is printed, so the URL's password is taken out of it.
+  const translated = async <T>(operation: Promise<T>): Promise<T> => {
+    try {
+      return await operation;
+    } catch (error) {
+      throw storeError(error, isRefused, secrets);
+    }
+  };
+  try {
+    await translated(sql.raw(createTableSql(engine, table)).execute(db));
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+
+  return {
+    engine,
+    table,
+    async write(entries) {
+      if (entries.length === 0) return;
+      await translated(db.executeQuery(insertStatement(engine, table, entries)));
+    },
+    async ping() {
+      await translated(sql`SELECT 1`.execute(db));
+    },
+    async recent(limit) {
+      const rows = await translated(db.selectFrom(table).selectAll().orderBy('id', 'desc').limit(limit).execute());
+      return rows.map(fromRow);
+    },
+    async storedRequestIds(requestIds) {
+      const found = new Set<string>();
+      // Bounded statements: each batch of ids is its own query.
+      for (let i = 0; i < requestIds.length; i += LOOKUP_BATCH) {
+        const ids = requestIds.slice(i, i + LOOKUP_BATCH);
+        const rows = await translated(db.selectFrom(table).select('request_id').where('request_id', 'in', ids).execute());
+        for (const row of rows) if (row.request_id !== null) found.add(String(row.request_id));
+      }
+      return found;
+    },
+    close: () => db.destroy(),
+  };
+}
+
+/**
+ * One multi-row INSERT with bound parameters, written directly: the query
+ * builder would rebuild a tree of 11 values per row for every batch.
+ */
+function insertStatement(engine: ServerEngine, table: string, entries: readonly ActivityEntry[]): CompiledQuery {
+  const parameters: unknown[] = [];
+  const tuples = entries.map((entry) => {
+    const row = toStoredActivity(entry);
+    const placeholders = INSERT_COLUMNS.map((column) => {
+      // The timestamp columns take a Date (TIMESTAMPTZ, DATETIME(3) in UTC).
+      parameters.push(column === 'created_at' ? entry.createdAt : row[column]);
+      return engine === 'postgres' ? `$${parameters.length}` : '?';
+    });
+    return `(${placeholders.join(', ')})`;
+  });
+  return CompiledQuery.raw(`INSERT INTO ${table} (${INSERT_COLUMNS.join(', ')}) VALUES ${tuples.join(', ')}`, parameters);
+}
+
+async function dialectFor(engine: ServerEngine, url: string, options: SqlStoreOptions): Promise<Dialect> {
+  switch (engine) {
+    case 'postgres': {
+      const { default: pg } = await import('pg');
+      // A connect that hangs (a host that drops packets) fails after 5 s instead of never.
+      const pool = new pg.Pool({ connectionString: url, max: 4, connectionTimeoutMillis: 5_000 });
+      // An idle connection the server drops is reported here; unheard, the 'error' event would end the process.
+      pool.on('error', (error) => options.onConnectionError?.(error));
+      return new PostgresDialect({ pool });
+    }
+    case 'mysql': {
+      const { createPool } = await import('mysql2');
+      const uri = url.replace(/^mariadb:/, 'mysql:');
+      // Dates travel as UTC; BIGINTs come back as exact strings.
+      // mysql2's pool drops a broken idle connection by itself (it emits no pool-level 'error').
+      return new MysqlDialect({
+        pool: createPool({ uri, connectionLimit: 4, timezone: 'Z', supportBigNumbers: true, bigNumberStrings: true }),
+      });
+    }
+  }
+}
