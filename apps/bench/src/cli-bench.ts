@@ -12,6 +12,7 @@ const CLI_MAIN = fileURLToPath(new URL('../../cli/dist/main.js', import.meta.url
 const CLI_PACKAGES = ['../../cli', '../../../packages/runtime', '../../../packages/adapters', '../../../packages/core'];
 const STUB = fileURLToPath(new URL('./stub-upstream.js', import.meta.url));
 const CPU_REPORT = fileURLToPath(new URL('./cpu-report.js', import.meta.url));
+const CLIENT_ALONE = fileURLToPath(new URL('./client-alone.js', import.meta.url));
 
 /** The CLI's upstream client: got (the default) and undici, measured in the same rounds to show the client's share. */
 export type CliClient = 'got' | 'undici';
@@ -29,6 +30,8 @@ export interface CliSummary {
   readonly cpuMsPerLine: number;
   /** CPU ms of a one-line run: Node, the modules, the SQLite worker. */
   readonly startupCpuMs: number;
+  /** The client alone sending as many calls in the same shape (`client-alone.ts`): CPU ms per call, its start-up taken out. */
+  readonly clientAloneCpuMsPerCall: number;
   readonly problems: string[];
 }
 
@@ -41,6 +44,7 @@ export async function benchCliRounds(lines: number, rounds: number, log: (line: 
   assertBuilt(CLI_PACKAGES.map((dir) => fileURLToPath(new URL(dir, import.meta.url))), "the CLI's build");
   const runs = new Map<CliClient, CliRun[]>(CLIENTS.map((client) => [client, []]));
   const startups = new Map<CliClient, number[]>(CLIENTS.map((client) => [client, []]));
+  const alone = new Map<CliClient, number[]>(CLIENTS.map((client) => [client, []]));
   for (let round = 1; round <= rounds; round += 1) {
     for (const client of CLIENTS) {
       const startup = await benchCli(1, 16, 20, client);
@@ -48,7 +52,11 @@ export async function benchCliRounds(lines: number, rounds: number, log: (line: 
       startups.get(client)!.push(startup.cpuMsPerLine);
       const net = { ...run, cpuMsPerLine: run.cpuMsPerLine - startup.cpuMsPerLine / lines, problems: [...startup.problems, ...run.problems] };
       runs.get(client)!.push(net);
-      log(`cli (${client}), round ${round}: ${run.linesPerSecond.toFixed(0)} lines/s, ${net.cpuMsPerLine.toFixed(3)} ms CPU per line, start-up ${startup.cpuMsPerLine.toFixed(0)} ms`);
+      const clientAlone = (await clientAloneCpuMs(lines, 16, 20, client)) - (await clientAloneCpuMs(1, 16, 20, client));
+      alone.get(client)!.push(clientAlone / lines);
+      log(
+        `cli (${client}), round ${round}: ${run.linesPerSecond.toFixed(0)} lines/s, ${net.cpuMsPerLine.toFixed(3)} ms CPU per line, start-up ${startup.cpuMsPerLine.toFixed(0)} ms; ${client} alone ${(clientAlone / lines).toFixed(3)} ms a call`,
+      );
     }
   }
   return CLIENTS.map((client) => {
@@ -63,6 +71,7 @@ export async function benchCliRounds(lines: number, rounds: number, log: (line: 
       boundPerSecond: mine[0]?.boundPerSecond ?? 0,
       cpuMsPerLine: median(mine.map((run) => run.cpuMsPerLine)),
       startupCpuMs: median(startups.get(client)!),
+      clientAloneCpuMsPerCall: median(alone.get(client)!),
       problems: mine.flatMap((run) => run.problems),
     };
   });
@@ -79,6 +88,25 @@ export interface CliRun {
   /** The CLI process's CPU time (every thread) per line, ms. */
   readonly cpuMsPerLine: number;
   readonly problems: string[];
+}
+
+/** The client alone (`client-alone.ts`): its process's CPU ms for `calls` calls against an upstream that answers after `delayMs`. */
+async function clientAloneCpuMs(calls: number, concurrency: number, delayMs: number, client: CliClient): Promise<number> {
+  const cpuFile = join(scratchDir('client-alone-'), 'cpu');
+  const stub = await spawnServer(STUB, [String(delayMs)], {});
+  try {
+    const child = spawn(process.execPath, ['--import', CPU_REPORT, CLIENT_ALONE, client, stub.url, String(calls), String(concurrency)], {
+      env: { PATH: process.env.PATH, BENCH_CPU_FILE: cpuFile },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    if (code !== 0) throw new Error(`client-alone (${client}) exit ${code}: ${stderr.trim()}`);
+    return Number(readFileSync(cpuFile, 'utf8'));
+  } finally {
+    await stub.stop();
+  }
 }
 
 /**

@@ -146,11 +146,11 @@ export function toMarkdown(report: BenchReport): string {
   if (report.cli) {
     lines.push(
       '',
-      '| bulk CLI (SQLite log) | client | lines | concurrency | upstream delay | rounds | lines/s | latency bound lines/s | CPU ms / line | start-up CPU ms | checks |',
-      '|---|---|---|---|---|---|---|---|---|---|---|',
+      '| bulk CLI (SQLite log) | client | lines | concurrency | upstream delay | rounds | lines/s | latency bound lines/s | CPU ms / line | the client alone, CPU ms / call | start-up CPU ms | checks |',
+      '|---|---|---|---|---|---|---|---|---|---|---|---|',
       ...report.cli.map(
         (c) =>
-          `| apply | ${c.client}${c.client === 'got' ? ' (the default)' : ''} | ${c.lines} | ${c.concurrency} | ${c.delayMs} ms | ${c.rounds} | ${fixed(c.linesPerSecond)} | ${fixed(c.boundPerSecond)} | ${fixed(c.cpuMsPerLine, 3)} | ${fixed(c.startupCpuMs)} | ${checked(c.problems)} |`,
+          `| apply | ${c.client}${c.client === 'got' ? ' (the default)' : ''} | ${c.lines} | ${c.concurrency} | ${c.delayMs} ms | ${c.rounds} | ${fixed(c.linesPerSecond)} | ${fixed(c.boundPerSecond)} | ${fixed(c.cpuMsPerLine, 3)} | ${fixed(c.clientAloneCpuMsPerCall, 3)} | ${fixed(c.startupCpuMs)} | ${checked(c.problems)} |`,
       ),
     );
   }
