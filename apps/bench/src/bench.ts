@@ -94,6 +94,9 @@ async function measureDelay(options: BenchOptions, targets: Target[], delayMs: n
   });
 }
 
+/** How long the peak-memory pass waits for an answer. */
+const PEAK_TIMEOUT_S = 30;
+
 /** A fresh process per target under many connections: its peak resident memory. */
 async function measurePeakMemory(options: BenchOptions, targets: Target[]): Promise<PeakMemory[]> {
   return withStub(0, async (stub) => {
@@ -102,7 +105,10 @@ async function measurePeakMemory(options: BenchOptions, targets: Target[]): Prom
       const running = await target.start(stub.url, options.users);
       try {
         log(`peak memory: ${target.name} at ${options.peakConnections} connections`);
-        const result = await measureRound(running, stub.url, { connections: options.peakConnections, durationS: Math.max(options.durationS, 10) });
+        // A memory measure: an answer may take longer than the rounds' 10 s (a reference without a start
+        // budget makes its last-accepted connections wait that long); the slowest answer is reported.
+        const load = { connections: options.peakConnections, durationS: Math.max(options.durationS, 10), timeoutS: PEAK_TIMEOUT_S };
+        const result = await measureRound(running, stub.url, load);
         results.push({ target: target.name, connections: options.peakConnections, peakRssMb: memoryMb(running.process.pid).peak, rps: result.rps, maxMs: result.max, cpuMsPer1000: result.cpuMsPer1000, problems: result.problems });
       } finally {
         await running.stop();

@@ -7,6 +7,8 @@ export interface LoadOptions {
   readonly durationS: number;
   /** Requests per second for the whole run (soak); unset: as fast as the target answers. */
   readonly overallRate?: number | undefined;
+  /** Seconds an answer may take before it counts as a timeout (autocannon's default: 10). */
+  readonly timeoutS?: number | undefined;
 }
 
 export interface LoadResult {
@@ -35,6 +37,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     connections: options.connections,
     duration: options.durationS,
     ...(options.overallRate ? { overallRate: options.overallRate } : {}),
+    ...(options.timeoutS ? { timeout: options.timeoutS } : {}),
     requests: [
       {
         method: 'POST',

@@ -22,7 +22,7 @@ export async function upstreamCalls(stubUrl: string): Promise<number> {
 export async function measureRound(
   target: RunningTarget,
   stubUrl: string,
-  load: { connections: number; durationS: number; overallRate?: number },
+  load: { connections: number; durationS: number; overallRate?: number; timeoutS?: number },
 ): Promise<RoundResult> {
   const cookies = await target.cookies();
   // Start from a quiet state: what an earlier run left in flight has reached the upstream and the log.
