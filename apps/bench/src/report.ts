@@ -180,10 +180,9 @@ function tracingLines(report: BenchReport): string[] {
   }
   const ns = report.tracingOff.nsPerRequest;
   const leanest = Math.min(...offRows.map((t) => t.cpuMsPer1000));
-  lines.push(
-    '',
-    `Tracing off: what is left of it on a request's path (the upstream call's header injection, the log line's span lookup) takes ${fixed(ns)} ns per request, ${fixed(ns / 10 / leanest, 3)} % of the service's CPU per request (target < 1 %).`,
-  );
+  // Without a measured row (`--delays ""`) there is no CPU per request to state it against.
+  const share = offRows.length ? `, ${fixed(ns / 10 / leanest, 3)} % of the service's CPU per request (target < 1 %)` : '';
+  lines.push('', `Tracing off: what is left of it on a request's path (the upstream call's header injection, the log line's span lookup) takes ${fixed(ns)} ns per request${share}.`);
   return lines;
 }
 
