@@ -92,21 +92,27 @@ export interface CliRun {
 
 /** The client alone (`client-alone.ts`): its process's CPU ms for `calls` calls against an upstream that answers after `delayMs`. */
 async function clientAloneCpuMs(calls: number, concurrency: number, delayMs: number, client: CliClient): Promise<number> {
-  const cpuFile = join(scratchDir('client-alone-'), 'cpu');
   const stub = await spawnServer(STUB, [String(delayMs)], {});
   try {
-    const child = spawn(process.execPath, ['--import', CPU_REPORT, CLIENT_ALONE, client, stub.url, String(calls), String(concurrency)], {
-      env: { PATH: process.env.PATH, BENCH_CPU_FILE: cpuFile },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
-    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-    if (code !== 0) throw new Error(`client-alone (${client}) exit ${code}: ${stderr.trim()}`);
-    return Number(readFileSync(cpuFile, 'utf8'));
+    const run = await runMeasured(scratchDir('client-alone-'), [CLIENT_ALONE, client, stub.url, String(calls), String(concurrency)], {});
+    if (run.code !== 0) throw new Error(`client-alone (${client}) exit ${run.code}: ${run.stderr.trim()}`);
+    return run.cpuMs;
   } finally {
     await stub.stop();
   }
+}
+
+/** A Node process run to its exit with the CPU report preloaded: its exit code, the end of its stderr, and its CPU ms (every thread). */
+async function runMeasured(dir: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; stderr: string; cpuMs: number }> {
+  const cpuFile = join(dir, 'cpu');
+  const child = spawn(process.execPath, ['--import', CPU_REPORT, ...args], {
+    env: { PATH: process.env.PATH, ...env, BENCH_CPU_FILE: cpuFile },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  return { code, stderr, cpuMs: Number(readFileSync(cpuFile, 'utf8')) };
 }
 
 /**
@@ -119,18 +125,16 @@ async function benchCli(lines: number, concurrency: number, delayMs: number, cli
   const input = join(dir, 'changes.csv');
   const rows = Array.from({ length: lines }, (_, i) => `quotation,${i + 1},estado,aprobada,,,`);
   writeFileSync(input, `operation,id,field,value,idEmpresa,idUsuario,delete\n${rows.join('\n')}\n`);
-  const cpuFile = join(dir, 'cpu');
   const stub = await spawnServer(STUB, [String(delayMs)], {});
   try {
     const before = await upstreamCalls(stub.url);
     const started = performance.now();
-    const child = spawn(process.execPath, ['--import', CPU_REPORT, CLI_MAIN, 'apply', input, '--as', '7', '--concurrency', String(concurrency)], {
-      env: { PATH: process.env.PATH, UPSTREAM_CLIENT: client, UPSTREAM_BASE_URL: stub.url, UPSTREAM_TOKEN: 'bench-token', ACTIVITY_LOG_URL: `sqlite:${join(dir, 'activity.db')}`, BENCH_CPU_FILE: cpuFile },
-      stdio: ['ignore', 'ignore', 'pipe'],
+    const { code, stderr, cpuMs } = await runMeasured(dir, [CLI_MAIN, 'apply', input, '--as', '7', '--concurrency', String(concurrency)], {
+      UPSTREAM_CLIENT: client,
+      UPSTREAM_BASE_URL: stub.url,
+      UPSTREAM_TOKEN: 'bench-token',
+      ACTIVITY_LOG_URL: `sqlite:${join(dir, 'activity.db')}`,
     });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
-    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     const seconds = (performance.now() - started) / 1000;
     const calls = (await upstreamCalls(stub.url)) - before;
     const results = readFileSync(`${input}.results.csv`, 'utf8').split('\n').slice(1).filter(Boolean);
@@ -145,7 +149,7 @@ async function benchCli(lines: number, concurrency: number, delayMs: number, cli
       delayMs,
       linesPerSecond: lines / seconds,
       boundPerSecond: (concurrency * 1000) / delayMs,
-      cpuMsPerLine: Number(readFileSync(cpuFile, 'utf8')) / lines,
+      cpuMsPerLine: cpuMs / lines,
       problems,
     };
   } finally {
