@@ -38,9 +38,9 @@ export function spawnServer(script: string, args: string[], env: Record<string, 
   });
 }
 
-/** CPU time (user + system) a process has used, in ms. */
-export function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+/** CPU time (user + system) a process has used, all its threads or only one of them (its main thread: `tid` = `pid`), in ms. */
+export function cpuMs(pid: number, tid?: number): number {
+  const fields = readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
   // utime and stime are fields 14 and 15 of /proc/pid/stat, in clock ticks (100 per second on Linux).
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
