@@ -8,7 +8,7 @@ import { runLoad } from './load.js';
 import { cpuMs, spawnServer } from './processes.js';
 import { scratchDir } from './scratch-dir.js';
 import { referenceTargets, serviceTarget, type Target } from './targets.js';
-import { partOf, PARTS, type Part } from './profile-parts.js';
+import { OWN_CODE, partOf, PARTS, type Part } from './profile-parts.js';
 
 const STUB = fileURLToPath(new URL('./stub-upstream.js', import.meta.url));
 /** Rows of the service's own-code table; the rest are summed in one. */
@@ -82,8 +82,7 @@ async function profile(name: string, target: (nodeArgs: string[]) => Target, stu
   if (!main) throw new Error(`${name}: no CPU profile was written`);
   const parts = timeWithin(main, from, to, partOf);
   if (parts.size === 0) throw new Error(`${name}: no sample fell within the measured load`);
-  const own = PARTS[2];
-  const ownModules = timeWithin(main, from, to, (frame) => (partOf(frame) === own ? ownModule(frame.url) : undefined));
+  const ownModules = timeWithin(main, from, to, (frame) => (partOf(frame) === OWN_CODE ? ownModule(frame.url) : undefined));
   const perRequest = <K>(totals: Map<K, number>) => new Map([...totals].map(([k, us]) => [k, us / result.requests] as const));
   const workerUs = workers.map((worker) => timeWithin(worker, from, to, () => true).get(true) ?? 0).reduce((a, b) => a + b, 0);
   return {

@@ -1,4 +1,4 @@
-import { runLoad, type LoadResult } from './load.js';
+import { runLoad, type LoadOptions, type LoadResult } from './load.js';
 import { cpuMs } from './processes.js';
 import type { RunningTarget } from './targets.js';
 
@@ -22,7 +22,7 @@ export async function upstreamCalls(stubUrl: string): Promise<number> {
 export async function measureRound(
   target: RunningTarget,
   stubUrl: string,
-  load: { connections: number; durationS: number; overallRate?: number; timeoutS?: number },
+  load: Omit<LoadOptions, 'url' | 'cookies'>,
 ): Promise<RoundResult> {
   const cookies = await target.cookies();
   // Start from a quiet state: what an earlier run left in flight has reached the upstream and the log.

@@ -16,6 +16,9 @@ export type Part = (typeof PARTS)[number];
 
 const [core, writes, own, gc, koa, undici, body, pino, session, fastify, other] = PARTS;
 
+/** The part the project's own code counts in. */
+export const OWN_CODE: Part = own;
+
 /** npm packages by the part they count in; a package not named here is one of the "other libraries". */
 const PACKAGE_PARTS: ReadonlyMap<string, Part> = new Map([
   ...['koa', '@koa/router', 'koa-compose', 'delegates', 'statuses', 'http-errors', 'on-finished', 'ee-first', 'vary', 'accepts', 'negotiator', 'encodeurl', 'escape-html', 'fresh', 'only', 'destroy', 'depd', 'path-to-regexp', 'parseurl', 'debug', 'cache-content-type', 'http-assert', 'mime-types', 'mime-db', 'content-disposition'].map((name) => [name, koa] as const),
