@@ -7,13 +7,16 @@ import { USAGE, type ApplyArgs } from './cli-args.js';
 import { fail } from './fail.js';
 import { countLines } from './count-lines.js';
 import { openJournal } from './journal.js';
-import { dryRunner, lineRequestId, lineRunner, type RunIdentity } from './line-runner.js';
+import { exitCode } from './exit-code.js';
+import { lineRequestId } from './line-identity.js';
+import { dryRunner, lineRunner, type RunIdentity } from './line-runner.js';
 import { auditMarks } from './audit-marks.js';
 import { outageGuard } from './outage.js';
 import { pace } from './pace.js';
 import { tracedLines } from './traced-lines.js';
 import { progress } from './progress.js';
 import { readInput } from './read-input.js';
+import { reportLines } from './run-report.js';
 import { openResultsFile } from './results-file.js';
 import { UsageError } from './usage-error.js';
 import { VERSION } from './version.js';
@@ -77,6 +80,9 @@ export async function apply(args: ApplyArgs): Promise<number> {
     `${args.dryRun ? 'dry run' : `applying as user ${identity.userId} to ${target ?? 'the built-in demo upstream'}`}; results in ${args.results}` +
       `${results.kept ? ` (the earlier run's kept as ${results.kept})` : ''}\n`,
   );
+  if (journal && journal.byLineNumber > 0) {
+    process.stderr.write(`journal: ${journal.byLineNumber} of its lines were recorded by an earlier version by line number: each is read as the next line with its content, wherever it is now\n`);
+  }
   // The same command: a rerun skips what the journal says was applied and goes on with the rest.
   const resume = `to resume, run: cotizaciones ${process.argv.slice(2).map(shellQuote).join(' ')}`;
 
@@ -146,7 +152,7 @@ export async function apply(args: ApplyArgs): Promise<number> {
         },
         signal: stop.signal,
       },
-      { run: outage.run, journal: journal && { has: (line) => journal.has(line), record: (line) => (marks ? marks.applied(line) : journal.record(line)) }, results, progress: progress(process.stderr, total) },
+      { run: outage.run, journal: journal && { appliedAt: (line) => journal.appliedAt(line), record: (line) => (marks ? marks.applied(line) : journal.record(line)) }, results, progress: progress(process.stderr, total) },
     );
   } finally {
     clearInterval(checkpoints);
@@ -159,23 +165,20 @@ export async function apply(args: ApplyArgs): Promise<number> {
     results.close();
   }
 
-  const counts = Object.entries(summary.counts).filter(([, count]) => count > 0);
   const audit = adapters ? unwrittenAudit(adapters.deps.activityLog.stats()) : { setAside: 0, lost: 0 };
-  process.stdout.write(
-    `${args.dryRun ? 'dry run' : `run ${identity.runId} as user ${identity.userId}`}: ` +
-      `${counts.map(([name, count]) => `${count} ${name}`).join(', ') || 'no line'}` +
-      `${summary.interrupted ? `; ${gaveUp ? 'stopped: the upstream could not be reached' : 'interrupted'}` : ''}; results in ${args.results}\n`,
-  );
-  if (audit.setAside + audit.lost > 0) {
-    process.stdout.write(
-      `audit: ${audit.setAside} entr${audit.setAside === 1 ? 'y' : 'ies'} could not be written to the activity log and ${audit.setAside === 1 ? 'was' : 'were'} set aside in ${config.activityLogDeadLetter}` +
-        `${audit.lost ? `; ${audit.lost} could not be set aside either (see the log above)` : ''}; once the log is back: cotizaciones replay-dead-letter ${shellQuote(config.activityLogDeadLetter)}\n`,
-    );
-  }
-  if (summary.interrupted) process.stdout.write(`${resume}\n`);
-  if (rows > DRY_RUN_SHOWN) process.stdout.write(`… ${rows - DRY_RUN_SHOWN} more in ${args.results}\n`);
-  if (audit.setAside + audit.lost > 0) return 3;
-  return summary.allSucceeded ? 0 : 1;
+  const report = reportLines({
+    title: args.dryRun ? 'dry run' : `run ${identity.runId} as user ${identity.userId}`,
+    summary,
+    gaveUp,
+    resultsPath: args.results,
+    audit,
+    deadLetterPath: config.activityLogDeadLetter,
+    deadLetterArg: shellQuote(config.activityLogDeadLetter),
+    resume,
+    rowsNotShown: Math.max(0, rows - DRY_RUN_SHOWN),
+  });
+  process.stdout.write(`${report.join('\n')}\n`);
+  return exitCode({ allSucceeded: summary.allSucceeded, auditUnwritten: audit.setAside + audit.lost });
 }
 
 /** Audit entries of this run that are not in the activity log: set aside in the dead-letter file, or lost. */

@@ -17,7 +17,7 @@ export interface ApplyParts {
   /** Sends one line through its use case. */
   readonly run: (line: ChangeLine) => Promise<LineResult>;
   /** Absent in a dry run: nothing is applied, so nothing is recorded. */
-  readonly journal: Pick<Journal, 'has' | 'record'> | undefined;
+  readonly journal: Pick<Journal, 'appliedAt' | 'record'> | undefined;
   readonly results: ResultsFile;
   readonly progress: Progress;
 }
@@ -28,16 +28,19 @@ export interface Summary {
   readonly interrupted: boolean;
   /** Every line read succeeded (or was applied before, or was only shown in a dry run). */
   readonly allSucceeded: boolean;
+  /** Lines skipped as applied before that were at another line number then (lines inserted, removed or moved since). */
+  readonly moved: number;
 }
 
 /**
  * Reads the file line by line and keeps `concurrency` lines in flight, so a file
  * of any size is held in memory only as far as those lines. Malformed lines and
- * lines the journal has are reported without being sent.
+ * lines the journal has (by content and occurrence, wherever they were) are reported without being sent.
  */
 export async function applyLines(input: AsyncIterable<InputLine>, options: ApplyOptions, parts: ApplyParts): Promise<Summary> {
   const counts: Counts = { ok: 0, rejected: 0, failed: 0, invalid: 0, malformed: 0, skipped: 0, 'dry-run': 0 };
   let done = 0;
+  let moved = 0;
   let allSucceeded = true;
   const report = (result: LineResult) => {
     counts[result.outcome] += 1;
@@ -75,7 +78,7 @@ export async function applyLines(input: AsyncIterable<InputLine>, options: Apply
     parts.progress.finish();
   }
   if (fatal !== undefined) throw fatal;
-  return { counts, interrupted, allSucceeded: allSucceeded && !interrupted };
+  return { counts, interrupted, allSucceeded: allSucceeded && !interrupted, moved };
 
   async function readAll(): Promise<void> {
     for await (const line of input) {
@@ -84,9 +87,15 @@ export async function applyLines(input: AsyncIterable<InputLine>, options: Apply
         interrupted = true;
         break;
       }
-      if (isMalformed(line)) report({ line: line.line, outcome: 'malformed', message: line.problem });
-      else if (parts.journal?.has(line)) report({ line: line.line, outcome: 'skipped', message: 'applied by an earlier run' });
-      else {
+      if (isMalformed(line)) {
+        report({ line: line.line, outcome: 'malformed', message: line.problem });
+        continue;
+      }
+      const appliedAt = parts.journal?.appliedAt(line);
+      if (appliedAt !== undefined) {
+        if (appliedAt !== line.line) moved += 1;
+        report({ line: line.line, outcome: 'skipped', message: `applied by an earlier run${appliedAt === line.line ? '' : ` (as line ${appliedAt})`}` });
+      } else {
         while (inFlight.size >= options.concurrency) await Promise.race(inFlight);
         await options.pace();
         if (options.signal.aborted) {

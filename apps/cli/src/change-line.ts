@@ -16,10 +16,13 @@ export interface ChangeLine {
   /** The parameters present on the line; an absent one is not a key. */
   readonly params: ReadonlyMap<string, string>;
   /**
-   * What the line asks for, as a short hash: an edited line gets another, an unchanged one the same
-   * (whatever its cells' order). Names the line in the journal and in its idempotency key.
+   * What the line asks for, as a short hash of its operation and its parameters sorted by name
+   * (empty cells absent): an edited line gets another, an unchanged one the same, whatever its
+   * cells' order, the file's format or its line endings.
    */
   readonly hash: string;
+  /** Which line with this content it is in the file, from 1: with the hash, the line's identity (line-identity.ts). */
+  readonly occurrence: number;
 }
 
 /** A line that cannot be sent, and why. */
@@ -37,7 +40,7 @@ export const isMalformed = (line: InputLine): line is MalformedLine => 'problem'
  * nulls are absent parameters; a parameter the operation does not read is an
  * error, so a misspelt column never silently changes nothing.
  */
-export function toInputLine(line: number, record: Readonly<Record<string, unknown>>): InputLine {
+export function toInputLine(line: number, record: Readonly<Record<string, unknown>>, occurrenceOf: (hash: string) => number): InputLine {
   const operation = record.operation;
   const known = typeof operation === 'string' ? BY_LINE_NAME.get(operation) : undefined;
   if (typeof operation !== 'string' || !known) {
@@ -52,11 +55,15 @@ export function toInputLine(line: number, record: Readonly<Record<string, unknow
     params.set(name, String(value));
   }
   if (!params.has('id')) return { line, problem: 'id is missing' };
-  return changeLine(line, operation, params);
+  return changeLine(line, operation, params, occurrenceOf);
 }
 
-/** A line that can be sent, its hash computed once: the journal and the idempotency key both use it. */
-export function changeLine(line: number, operation: string, params: ReadonlyMap<string, string>): ChangeLine {
+/**
+ * A line that can be sent, its hash computed once and its occurrence counted by `occurrenceOf` (one
+ * counter per file): the journal and the idempotency key both use them.
+ */
+export function changeLine(line: number, operation: string, params: ReadonlyMap<string, string>, occurrenceOf: (hash: string) => number): ChangeLine {
   const content = JSON.stringify([operation, [...params].sort(([a], [b]) => (a < b ? -1 : 1))]);
-  return { line, operation, params, hash: hash('sha256', content, 'hex').slice(0, 32) };
+  const digest = hash('sha256', content, 'hex').slice(0, 32);
+  return { line, operation, params, hash: digest, occurrence: occurrenceOf(digest) };
 }

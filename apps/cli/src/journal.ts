@@ -3,6 +3,7 @@ import type { ActivityEntry } from '@cotizaciones/core';
 import { entryOfRecord, entryRecord } from '@cotizaciones/adapters';
 import { batchedFile } from './batched-file.js';
 import type { ChangeLine } from './change-line.js';
+import { lineKey, occurrenceCounter } from './line-identity.js';
 import { UsageError } from './usage-error.js';
 
 /**
@@ -16,7 +17,10 @@ export interface Journal {
   readonly pending: readonly ActivityEntry[];
   /** How many lines the journal holds, earlier runs' included. */
   readonly recorded: number;
-  has(line: ChangeLine): boolean;
+  /** How many of them an earlier version of the tool recorded by line number (read by content here). */
+  readonly byLineNumber: number;
+  /** The line number a line with this identity (content and occurrence) had when it was applied; undefined if it was not. */
+  appliedAt(line: ChangeLine): number | undefined;
   /**
    * An applied line, with the audit entry it is waiting on if any. Written in batches (at most 100 ms
    * old): a kill -9 may lose the last batch, whose lines a rerun sends again with the same
@@ -30,23 +34,24 @@ export interface Journal {
   close(): void;
 }
 
-/**
- * A line is known by its number and its content: if the file was edited since,
- * a changed line is applied again, an unchanged one is not.
- */
-const keyOf = (line: ChangeLine) => `${line.line}\t${line.hash}`;
-
 const TARGET = '# applied to ';
 const RUN = '# run ';
 const AUDITED = '# audited ';
+/** The first field of an earlier version's record: a line number, where a record's key is `<hash>:<occurrence>`. */
+const LINE_NUMBER = /^\d+$/;
 
 /**
  * Opens (or starts) the journal of runs against `target` (the upstream the changes go to). A
  * journal written for another target is refused: lines applied on staging are not applied on
  * production. A new journal keeps `newRunId`; an existing one, the run id it was started with.
  *
- * One text line per applied line: `<line>\t<hash>`, then `\t<entry as JSON>` while its audit entry
- * is pending; `# audited <n>` says the entries of the first n lines are written or set aside.
+ * One text line per applied line: `<hash>:<occurrence>\t<line number>`, then `\t<entry as JSON>`
+ * while its audit entry is pending; `# audited <n>` says the entries of the first n lines are written
+ * or set aside. A line is known by its identity (line-identity.ts), its number only said.
+ *
+ * An earlier version wrote `<line number>\t<hash>`: such a record is read as the next occurrence of
+ * its content, so the lines it names are skipped wherever they are in the file now. Records are
+ * only appended, so those come first and read the same on every run.
  */
 export function openJournal(path: string, target: string, newRunId: string): Journal {
   const header = `${TARGET}${target}`;
@@ -56,14 +61,21 @@ export function openJournal(path: string, target: string, newRunId: string): Jou
   }
   let kept: string | undefined;
   let auditedUpTo = 0;
-  const applied = new Set<string>();
+  const applied = new Map<string, number>();
   const entries: Array<ActivityEntry | undefined> = [];
+  const occurrenceOf = occurrenceCounter();
+  let byLineNumber = 0;
   for (const text of rest) {
     if (text.startsWith(RUN)) kept = text.slice(RUN.length);
     else if (text.startsWith(AUDITED)) auditedUpTo = Math.max(auditedUpTo, Number(text.slice(AUDITED.length)) || 0);
     else if (!text.startsWith('#')) {
-      const [line = '', hash = '', json] = text.split('\t');
-      applied.add(`${line}\t${hash}`);
+      const [head = '', next = '', json] = text.split('\t');
+      if (LINE_NUMBER.test(head)) {
+        byLineNumber += 1;
+        applied.set(lineKey({ hash: next, occurrence: occurrenceOf(next) }), Number(head));
+      } else {
+        applied.set(head, Number(next));
+      }
       entries.push(json === undefined ? undefined : entryOfJson(json));
     }
   }
@@ -79,9 +91,10 @@ export function openJournal(path: string, target: string, newRunId: string): Jou
     get recorded() {
       return recorded;
     },
-    has: (line) => applied.has(keyOf(line)),
+    byLineNumber,
+    appliedAt: (line) => applied.get(lineKey(line)),
     record(line, entry) {
-      file.append(`${keyOf(line)}${entry ? `\t${JSON.stringify(entryRecord(entry))}` : ''}\n`);
+      file.append(`${lineKey(line)}\t${line.line}${entry ? `\t${JSON.stringify(entryRecord(entry))}` : ''}\n`);
       recorded += 1;
     },
     audited(count) {

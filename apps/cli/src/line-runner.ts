@@ -1,34 +1,32 @@
 import { OPERATIONS, PortFailure, changeUseCase, type Session, type UseCaseDeps, type UpstreamRequest } from '@cotizaciones/core';
 import { errorSummary } from '@cotizaciones/runtime';
 import type { ChangeLine } from './change-line.js';
+import { lineRequestId } from './line-identity.js';
 import { lineOutcome, type LineResult } from './line-result.js';
 
 export interface RunIdentity {
   /** The user every change is made and audited as (`--as`). */
   readonly userId: string;
   /**
-   * Names the run in each audit row's request id, with the line number, and in each change's
-   * idempotency key, with the line number and its content's hash. Kept in the journal, so a rerun
-   * re-sends an unchanged line with the same key.
+   * Names the run in each change's idempotency key and its audit row's request id, with the line's
+   * identity (line-identity.ts). Kept in the journal, so a rerun re-sends a line with the same key.
    */
   readonly runId: string;
   /** The audit rows' user agent: the tool and its version. */
   readonly userAgent: string;
 }
 
-/** The request id of a line's audit row: the run and the line number. */
-export const lineRequestId = (runId: string, line: ChangeLine): string => `${runId}:${line.line}`;
-
 /** Each line through the same use case as its web endpoint: same payload rules, replies and audit entries. */
 export function lineRunner(deps: UseCaseDeps, identity: RunIdentity): (line: ChangeLine) => Promise<LineResult> {
   const byLineName = new Map(OPERATIONS.map((operation) => [operation.lineName, changeUseCase(deps, operation)]));
   const session = signedIn(identity.userId);
   return async (line) => {
-    const meta = { requestId: lineRequestId(identity.runId, line), userAgent: identity.userAgent };
+    const key = lineRequestId(identity.runId, line);
+    const meta = { requestId: key, userAgent: identity.userAgent };
     const useCase = byLineName.get(line.operation);
     // Only the catalog's names get past the reader (toInputLine).
     if (!useCase) throw new Error(`no operation is called ${line.operation}`);
-    const { reply, kind, cause } = await useCase({ session, params: line.params, idempotencyKey: `${identity.runId}:${line.line}:${line.hash}`, meta });
+    const { reply, kind, cause } = await useCase({ session, params: line.params, idempotencyKey: key, meta });
     // Operations staff need the why (a timeout, a refused token) that the web reply leaves out; causes carry no secret.
     const message = reply.ok ? '' : cause ? `${reply.msg} (${errorSummary(cause).message})` : reply.msg;
     return { line: line.line, outcome: lineOutcome(kind), message, ...(cause instanceof PortFailure ? { code: cause.code } : {}) };

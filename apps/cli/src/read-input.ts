@@ -1,5 +1,6 @@
 import { parse, CsvError } from 'csv-parse/sync';
 import { COLUMNS, toInputLine, type InputLine } from './change-line.js';
+import { occurrenceCounter } from './line-identity.js';
 import { rawLines } from './raw-lines.js';
 import { UsageError } from './usage-error.js';
 
@@ -17,6 +18,7 @@ const BOM = '\uFEFF';
 export async function* readInput(path: string): AsyncGenerator<InputLine> {
   const ndjson = /\.(ndjson|jsonl)$/i.test(path);
   const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+  const occurrenceOf = occurrenceCounter();
   let header: string[] | undefined;
   for await (const raw of rawLines(path, MAX_LINE_BYTES)) {
     const { line } = raw;
@@ -37,13 +39,13 @@ export async function* readInput(path: string): AsyncGenerator<InputLine> {
       continue;
     }
     if (text.trim() === '') continue;
-    if (ndjson) yield ndjsonLine(line, text);
+    if (ndjson) yield ndjsonLine(line, text, occurrenceOf);
     else if (header === undefined) header = checkHeader(csvCells(text, line));
-    else yield csvLine(line, text, header);
+    else yield csvLine(line, text, header, occurrenceOf);
   }
 }
 
-function ndjsonLine(line: number, text: string): InputLine {
+function ndjsonLine(line: number, text: string, occurrenceOf: (hash: string) => number): InputLine {
   let record: unknown;
   try {
     record = JSON.parse(text);
@@ -53,7 +55,7 @@ function ndjsonLine(line: number, text: string): InputLine {
   if (typeof record !== 'object' || record === null || Array.isArray(record)) return { line, problem: 'not a JSON object' };
   const inexact = inexactNumber(text);
   if (inexact !== undefined) return { line, problem: `the number ${inexact} would not be sent as written: write it as a string ("${inexact}")` };
-  return toInputLine(line, record as Record<string, unknown>);
+  return toInputLine(line, record as Record<string, unknown>, occurrenceOf);
 }
 
 /**
@@ -78,7 +80,7 @@ function inexactNumber(text: string): string | undefined {
   return undefined;
 }
 
-function csvLine(line: number, text: string, header: string[]): InputLine {
+function csvLine(line: number, text: string, header: string[], occurrenceOf: (hash: string) => number): InputLine {
   let cells: string[];
   try {
     cells = csvCells(text, line);
@@ -87,7 +89,7 @@ function csvLine(line: number, text: string, header: string[]): InputLine {
     throw error;
   }
   if (cells.length !== header.length) return { line, problem: `the line has ${cells.length} cells, the header ${header.length}` };
-  return toInputLine(line, Object.fromEntries(header.map((name, i) => [name, cells[i]])));
+  return toInputLine(line, Object.fromEntries(header.map((name, i) => [name, cells[i]])), occurrenceOf);
 }
 
 /** Where csv-parse reads anything but a comma as special: quotes, and a carriage return (a record delimiter). */

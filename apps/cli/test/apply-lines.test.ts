@@ -11,7 +11,8 @@ import { openResultsFile } from '../src/results-file.js';
 const dir = mkdtempSync(join(tmpdir(), 'cli-apply-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const change = (line: number, id = String(line)): ChangeLine => changeLine(line, 'quotation', new Map([['id', id], ['field', 'estado'], ['value', 'x']]));
+// Lines of distinct content: each the first of its content.
+const change = (line: number, id = String(line)): ChangeLine => changeLine(line, 'quotation', new Map([['id', id], ['field', 'estado'], ['value', 'x']]), () => 1);
 // Lines as the file reader gives them: one at a time, asynchronously.
 async function* lines(list: InputLine[]) {
   for (const line of list) yield await Promise.resolve(line);
@@ -75,6 +76,23 @@ describe('applyLines', () => {
     const summary = await applyLines(lines([change(2), change(3), change(4, '44')]), { concurrency: 1, pace: noPace, signal: new AbortController().signal }, second);
     expect(ran).toEqual([3, 4]);
     expect(summary.counts).toMatchObject({ skipped: 1 });
+    expect(summary.moved).toBe(0);
+  });
+
+  it('a rerun knows lines by content, not number: a line inserted at the top is the only one run; the others are skipped and counted as moved', async () => {
+    const journalPath = join(dir, 'moved.journal');
+    const ok = (line: ChangeLine): Promise<LineResult> => Promise.resolve({ line: line.line, outcome: 'ok', message: '' });
+    const first = parts('moved-1', ok, openJournal(journalPath, 'http://upstream.test/', 'run-moved'));
+    await applyLines(lines([change(2), change(3), change(4)]), { concurrency: 1, pace: noPace, signal: new AbortController().signal }, first);
+    first.journal.close();
+
+    const ran: number[] = [];
+    const second = parts('moved-2', (line) => (ran.push(line.line), ok(line)), openJournal(journalPath, 'http://upstream.test/', 'run-other'));
+    const summary = await applyLines(lines([change(2, '99'), change(3, '2'), change(4, '3'), change(5, '4')]), { concurrency: 1, pace: noPace, signal: new AbortController().signal }, second);
+    second.results.close();
+    expect(ran).toEqual([2]);
+    expect(summary).toMatchObject({ counts: { ok: 1, skipped: 3 }, moved: 3, allSucceeded: true });
+    expect(readFileSync(second.resultsPath, 'utf8')).toContain('3,skipped,applied by an earlier run (as line 2)\n');
   });
 
   it('a results file that cannot be written (a full disk) stops the run: no new line starts, those in flight finish, the error comes out', async () => {

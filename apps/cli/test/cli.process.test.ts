@@ -130,8 +130,11 @@ describe('cotizaciones apply (the built CLI against a stub upstream over HTTP)',
       ['cotizaciones.item_delete', '7', '42'],
     ]);
     expect(logged[0]?.details).toBe('{"field":"estado"}');
-    const runId = /run (cli-\S+) as/.exec(ran.stdout)?.[1];
-    expect(logged.map((row) => row.request_id).sort()).toEqual([`${runId}:2`, `${runId}:4`]);
+    const runId = /run (cli-\S+) as/.exec(ran.stdout)?.[1] ?? '';
+    // A row's request id is its line's idempotency key: the run, the content's hash, its occurrence.
+    const keyOf = (id: string) => String(stub.received.find((request) => request.body.includes(`"id":"${id}"`))?.headers['idempotency-key']);
+    expect(logged.map((row) => row.request_id)).toEqual([keyOf('12'), keyOf('7')]);
+    expect(keyOf('12')).toMatch(new RegExp(`^${runId}:[0-9a-f]{32}:1$`));
     expect(logged[0]?.user_agent).toMatch(/^cotizaciones-cli\/\d+\.\d+\.\d+$/);
     expect(ran.stdout + ran.stderr).not.toContain('cli-secret-token');
   });
@@ -146,7 +149,7 @@ describe('cotizaciones apply (the built CLI against a stub upstream over HTTP)',
     expect(again.stdout).toContain('2 skipped');
   });
 
-  it('every call carries Idempotency-Key <run id>:<line>:<hash>: a rerun re-sends an unchanged line with the same key, an edited line with another', async () => {
+  it('every call carries Idempotency-Key <run id>:<hash>:<occurrence>: a rerun re-sends an unchanged line with the same key, an edited line with another', async () => {
     stub.answer((request) => (request.body.includes('"id":"3"') ? { status: 500, text: 'down' } : { json: { ok: true } }));
     const lines = ['operation,id,field,value', 'quotation,1,estado,x', 'quotation,2,estado,x', 'quotation,3,estado,x'];
     const input = file('keys.csv', `${lines.join('\n')}\n`);
@@ -155,7 +158,8 @@ describe('cotizaciones apply (the built CLI against a stub upstream over HTTP)',
     const runId = /run (cli-\S+) as/.exec(first.stdout)?.[1] ?? '';
     const keys = () => stub.received.map((request) => String(request.headers['idempotency-key']));
     expect(keys()).toHaveLength(3);
-    keys().forEach((key, i) => expect(key).toMatch(new RegExp(`^${runId}:${i + 2}:[0-9a-f]{32}$`)));
+    keys().forEach((key) => expect(key).toMatch(new RegExp(`^${runId}:[0-9a-f]{32}:1$`)));
+    expect(new Set(keys()).size).toBe(3);
     const [, second, third] = keys();
 
     // The failed line again, unchanged: the same key, under the same run id (kept in the journal).
@@ -169,8 +173,76 @@ describe('cotizaciones apply (the built CLI against a stub upstream over HTTP)',
     writeFileSync(input, `${lines.join('\n')}\n`);
     await cli(['apply', input, '--as', '7'], env);
     expect(keys()).toHaveLength(5);
-    expect(keys()[4]).toMatch(new RegExp(`^${runId}:3:[0-9a-f]{32}$`));
+    expect(keys()[4]).toMatch(new RegExp(`^${runId}:[0-9a-f]{32}:1$`));
     expect(keys()[4]).not.toBe(second);
+  });
+
+  describe('a line is known by its content and occurrence, not its line number', () => {
+    const ten = Array.from({ length: 10 }, (_, i) => `quotation,${i + 1},estado,x`);
+    const csv = (lines: string[]) => `operation,id,field,value\n${lines.join('\n')}\n`;
+    const keys = () => stub.received.map((request) => String(request.headers['idempotency-key']));
+
+    it('a rerun after a line is inserted at the top sends that line alone: 1 upstream call, 11 audit rows for 11 ids', async () => {
+      const input = file('ten.csv', csv(ten));
+      expect((await cli(['apply', input, '--as', '3'], env)).code).toBe(0);
+      expect(stub.received).toHaveLength(10);
+      writeFileSync(input, csv(['quotation,11,estado,x', ...ten]));
+      const rerun = await cli(['apply', input, '--as', '3'], env);
+      expect(rerun.code).toBe(0);
+      expect(stub.received).toHaveLength(11);
+      expect(JSON.parse(stub.received[10]?.body ?? '')).toMatchObject({ id: '11' });
+      expect(rerun.stdout).toContain(': 1 ok, 10 skipped; results in');
+      expect(rerun.stdout).toContain('journal: 10 of the skipped lines were at another line number when applied');
+      const logged = await rows();
+      expect(logged).toHaveLength(11);
+      expect(new Set(logged.map((row) => row.request_id)).size).toBe(11);
+      expect(logged.map((row) => row.request_id).sort()).toEqual(keys().sort());
+      // The results file speaks of this run's line numbers.
+      const results = readFileSync(`${input}.results.csv`, 'utf8');
+      expect(results).toContain('2,ok,\n');
+      expect(results).toContain('3,skipped,applied by an earlier run (as line 2)\n');
+    });
+
+    it('removing and moving lines sends nothing again', async () => {
+      const input = file('ten.csv', csv(ten));
+      expect((await cli(['apply', input, '--as', '3'], env)).code).toBe(0);
+      writeFileSync(input, csv([...ten.slice(6), ...ten.slice(0, 2), ten[4] ?? '']));
+      const rerun = await cli(['apply', input, '--as', '3'], env);
+      expect(rerun.code).toBe(0);
+      expect(stub.received).toHaveLength(10);
+      expect(rerun.stdout).toContain(': 7 skipped; results in');
+      expect(rerun.stdout).toContain('journal: 7 of the skipped lines were at another line number');
+      expect(await rows()).toHaveLength(10);
+    });
+
+    it('two identical lines are two changes with distinct keys (occurrences 1 and 2); a rerun sends neither, and a third copy alone', async () => {
+      const input = file('twins.csv', csv(['quotation,5,estado,x', 'quotation,6,estado,x', 'quotation,5,estado,x']));
+      expect((await cli(['apply', input, '--as', '3', '--concurrency', '1'], env)).code).toBe(0);
+      const [first, , second] = keys();
+      expect(first?.replace(/:1$/, ':2')).toBe(second);
+      const again = await cli(['apply', input, '--as', '3'], env);
+      expect(again.stdout).toContain(': 3 skipped; results in');
+      expect(stub.received).toHaveLength(3);
+      writeFileSync(input, csv(['quotation,5,estado,x', 'quotation,5,estado,x', 'quotation,6,estado,x', 'quotation,5,estado,x']));
+      await cli(['apply', input, '--as', '3'], env);
+      expect(keys().slice(3)).toEqual([first?.replace(/:1$/, ':3')]);
+      expect(new Set((await rows()).map((row) => row.request_id)).size).toBe(4);
+    });
+
+    it("a journal of the earlier version (lines by number) is read by content: after an insert at the top the rerun sends the new line alone", async () => {
+      const input = file('ten.csv', csv(ten));
+      expect((await cli(['apply', input, '--as', '3'], env)).code).toBe(0);
+      // The same run as the earlier version journaled it: `<line>\t<hash>`.
+      const journal = readFileSync(`${input}.journal`, 'utf8').split('\n').filter(Boolean);
+      const earlier = journal.map((text) => (text.startsWith('#') ? text : `${text.split('\t')[1]}\t${text.split('\t')[0]?.split(':')[0]}`));
+      writeFileSync(`${input}.journal`, `${earlier.join('\n')}\n`);
+      writeFileSync(input, csv(['quotation,11,estado,x', ...ten]));
+      const rerun = await cli(['apply', input, '--as', '3'], env);
+      expect(rerun.code).toBe(0);
+      expect(rerun.stderr).toContain('journal: 10 of its lines were recorded by an earlier version by line number');
+      expect(stub.received).toHaveLength(11);
+      expect(rerun.stdout).toContain(': 1 ok, 10 skipped; results in');
+    });
   });
 
   it('an upstream that cannot be reached mid-run: lines wait with backoff and go on when it is back; only lines cut mid-request fail', async () => {
@@ -235,6 +307,16 @@ describe('cotizaciones apply (the built CLI against a stub upstream over HTTP)',
     expect(ran.stdout).toContain(`audit: 2 entries could not be written to the activity log and were set aside in ${dead}`);
     expect(ran.stdout).toContain(`cotizaciones replay-dead-letter ${dead}`);
     expect(readFileSync(dead, 'utf8').trim().split('\n')).toHaveLength(2);
+  }, 30_000);
+
+  it('failed lines and audit entries set aside: exit 1, the summary naming both', async () => {
+    stub.answer((request) => (request.body.includes('"id":"2"') ? { status: 500, text: 'down' } : { json: { ok: true } }));
+    const input = file('both.csv', 'operation,id,field,value\nquotation,1,estado,x\nquotation,2,estado,x\n');
+    const dead = join(dir, 'dead.jsonl');
+    const ran = await cli(['apply', input, '--as', '5'], { ...env, ACTIVITY_LOG_URL: 'postgres://nobody@127.0.0.1:1/none', ACTIVITY_LOG_DEAD_LETTER: dead });
+    expect(ran.code).toBe(1);
+    expect(ran.stdout).toContain('1 ok, 1 failed');
+    expect(ran.stdout).toContain(`audit: 1 entry could not be written to the activity log and was set aside in ${dead}`);
   }, 30_000);
 
   it('bad bytes, an unclosed quote, an inexact NDJSON number: each its own malformed row, never sent; every line has one row', async () => {
@@ -490,14 +572,15 @@ describe('cotizaciones apply (the built CLI against a stub upstream over HTTP)',
     // Each line of the first run came with its entry; the ones written below replace them.
     const keys = lines.filter((text) => !text.startsWith('#')).map((text) => text.split('\t').slice(0, 2).join('\t'));
     expect(keys).toHaveLength(3);
-    const entryOf = (n: number) => JSON.stringify(entryRecord({ ...sampleEntryFor(n), requestId: `${stored?.request_id?.split(':')[0]}:${n + 1}` }));
+    // Each entry's request id as the first run wrote it: the run id and the line's key.
+    const entryOf = (n: number) => JSON.stringify(entryRecord({ ...sampleEntryFor(n), requestId: `${stored?.request_id?.split(':')[0]}:${keys[n - 1]?.split('\t')[0]}` }));
     writeFileSync(`${input}.journal`, `${lines.filter((text) => text.startsWith('# applied') || text.startsWith('# run')).join('\n')}\n${keys.map((key, i) => `${key}\t${entryOf(i + 1)}`).join('\n')}\n`);
     // The log holds the entries of lines 2, 3 and 4 already (the first run wrote them).
     const rerun = await cli(['apply', input, '--as', '4'], env);
     expect(rerun.stderr).toContain('an earlier run was stopped before 3 of its entries were confirmed: 3 are in the activity log, 0 written now');
     expect((await rows()).length).toBe(3);
     // Ids the log does not hold are written: lose one row, and the next rerun brings it back.
-    writeFileSync(`${input}.journal`, `${lines.filter((text) => text.startsWith('# applied') || text.startsWith('# run')).join('\n')}\n${keys.map((key, i) => `${key}\t${entryOf(i + 1).replace(`:${i + 2}"`, `:${i + 2}-lost"`)}`).join('\n')}\n`);
+    writeFileSync(`${input}.journal`, `${lines.filter((text) => text.startsWith('# applied') || text.startsWith('# run')).join('\n')}\n${keys.map((key, i) => `${key}\t${entryOf(i + 1).replace(`${key.split('\t')[0]}"`, `${key.split('\t')[0]}-lost"`)}`).join('\n')}\n`);
     const again = await cli(['apply', input, '--as', '4'], env);
     expect(again.stderr).toContain('0 are in the activity log, 3 written now');
     expect((await rows()).length).toBe(6);
