@@ -11,7 +11,8 @@ export const USAGE = `usage: cotizaciones apply <file.csv|file.ndjson> --as <use
   --concurrency <n>    lines in flight at once (default 4)
   --rate <n>           at most n lines started per second (default: no limit)
   --results <file>     one row per line: line,outcome,message (default: <file>.results.csv)
-  --journal <file>     lines already applied, skipped by a rerun (default: <file>.journal)
+  --journal <file>     lines already applied, known by content and occurrence (not line number):
+                       a rerun skips them wherever they are now (default: <file>.journal)
   --max-wait <s>       how long to wait, with backoff, while the upstream cannot be reached (nothing
                        sent) before stopping; the run can then be resumed (default 60)
 
@@ -22,10 +23,10 @@ only those still refused.
 The upstream, its token and the activity log come from the same environment
 variables as the server (UPSTREAM_BASE_URL, UPSTREAM_TOKEN, ACTIVITY_LOG_URL, …).
 Exit code: 0 every line (every entry) succeeded; 1 some did not, or the run
-was interrupted (run the same command again to go on); 2 a usage or
-configuration error; 3 every line was done but some audit entries could not be
-written: they are in the dead-letter file the summary names (replay-dead-letter
-writes them once the activity log is back).`;
+was interrupted (run the same command again to go on), even if audit entries
+were also set aside; 2 a usage or configuration error; 3 every line was done
+but some audit entries could not be written: they are in the dead-letter file
+the summary names (replay-dead-letter writes them once the activity log is back).`;
 
 export interface ApplyArgs {
   readonly command: 'apply';

@@ -298,25 +298,19 @@ describe('cotizaciones apply (the built CLI against a stub upstream over HTTP)',
     await gate.down();
   });
 
-  it('an activity log that cannot be reached: every line applied, its entries set aside, said in the summary, exit 3', async () => {
+  it.each([
+    ['every line applied: exit 3', false, 3, '2 ok;', 2],
+    ['a line failed as well: exit 1, the summary naming both', true, 1, '1 ok, 1 failed', 1],
+  ] as const)('an activity log that cannot be reached: entries set aside, said in the summary; %s', async (_, oneFails, code, counts, setAside) => {
+    if (oneFails) stub.answer((request) => (request.body.includes('"id":"2"') ? { status: 500, text: 'down' } : { json: { ok: true } }));
     const input = file('audit.csv', 'operation,id,field,value\nquotation,1,estado,x\nquotation,2,estado,x\n');
     const dead = join(dir, 'dead.jsonl');
     const ran = await cli(['apply', input, '--as', '5'], { ...env, ACTIVITY_LOG_URL: 'postgres://nobody@127.0.0.1:1/none', ACTIVITY_LOG_DEAD_LETTER: dead });
-    expect(ran.code).toBe(3);
-    expect(ran.stdout).toContain('2 ok');
-    expect(ran.stdout).toContain(`audit: 2 entries could not be written to the activity log and were set aside in ${dead}`);
+    expect(ran.code).toBe(code);
+    expect(ran.stdout).toContain(counts);
+    expect(ran.stdout).toContain(`audit: ${setAside} entr${setAside === 1 ? 'y' : 'ies'} could not be written to the activity log and ${setAside === 1 ? 'was' : 'were'} set aside in ${dead}`);
     expect(ran.stdout).toContain(`cotizaciones replay-dead-letter ${dead}`);
-    expect(readFileSync(dead, 'utf8').trim().split('\n')).toHaveLength(2);
-  }, 30_000);
-
-  it('failed lines and audit entries set aside: exit 1, the summary naming both', async () => {
-    stub.answer((request) => (request.body.includes('"id":"2"') ? { status: 500, text: 'down' } : { json: { ok: true } }));
-    const input = file('both.csv', 'operation,id,field,value\nquotation,1,estado,x\nquotation,2,estado,x\n');
-    const dead = join(dir, 'dead.jsonl');
-    const ran = await cli(['apply', input, '--as', '5'], { ...env, ACTIVITY_LOG_URL: 'postgres://nobody@127.0.0.1:1/none', ACTIVITY_LOG_DEAD_LETTER: dead });
-    expect(ran.code).toBe(1);
-    expect(ran.stdout).toContain('1 ok, 1 failed');
-    expect(ran.stdout).toContain(`audit: 1 entry could not be written to the activity log and was set aside in ${dead}`);
+    expect(readFileSync(dead, 'utf8').trim().split('\n')).toHaveLength(setAside);
   }, 30_000);
 
   it('bad bytes, an unclosed quote, an inexact NDJSON number: each its own malformed row, never sent; every line has one row', async () => {
