@@ -39,7 +39,7 @@ const FIELD_PATH = '/api/cotizaciones/update';
 const ITEM_PATH = '/api/cotizaciones/items/update';
 const TOKEN = 'tok-valid';
 const USER = { id: 42, name: 'Ana' };
-/** A change's key as the web endpoints make it (a request id); the CLI's is `<run id>:<line>:<hash>`. */
+/** A change's key as the web endpoints make it (a request id); the CLI's is `<run id>:<content hash>:<occurrence>`. */
 const KEY = '3f2b8c1e-6d4a-4b7e-9c0f-1a2b3c4d5e6f';
 
 /** The headers every call carries. The token is an example: the provider's verification puts a real one in. */

@@ -56,7 +56,7 @@ export function testUpstream(name: string, createHarness: () => Promise<Upstream
     });
     afterEach(() => harness.close());
 
-    const request = { path: '/api/cotizaciones/update', payload: { id: '12', field: 'estado', value: 'ñandú ✓' }, token: 'tok-123', idempotencyKey: 'cli-20261125T010000000Z-a1b2c3:7:5f0e' };
+    const request = { path: '/api/cotizaciones/update', payload: { id: '12', field: 'estado', value: 'ñandú ✓' }, token: 'tok-123', idempotencyKey: 'cli-20261125T010000000Z-a1b2c3:0df29df95b8214332be3d385f8085118:1' };
 
     it('delivers the path, the JSON payload, the token and the idempotency key, once', async () => {
       await harness.upstream.post(request);
