@@ -10,11 +10,12 @@ import { endpoint } from './http/endpoint.js';
 import { REJECTIONS } from './http/rejection.js';
 import type { RequestState } from './http/request-state.js';
 import { requestFrame } from './http/request-frame.js';
-import { replyJson } from './http/reply-json.js';
+import { replyJsonText } from './http/reply-json.js';
+import { PROBE_PATHS, probeAnswers } from './http/probes.js';
 import type { MetricsAccess } from './config.js';
 import type { Metrics } from './metrics.js';
 import { openApiDocument } from './openapi.js';
-import type { Log } from '@cotizaciones/runtime';
+import type { Log, Readiness } from '@cotizaciones/runtime';
 import { logHttpError } from './http/log-http-error.js';
 
 export interface AppOptions {
@@ -44,8 +45,8 @@ export interface AppDeps {
   readonly sessions: SessionStore;
   readonly log: Log;
   readonly metrics: Metrics;
-  /** Why the service is not ready: empty when it is. */
-  readonly readiness: () => Promise<string[]>;
+  /** What the last readiness check found (or that the service is stopping), at once. */
+  readonly readiness: () => Readiness;
 }
 
 /** The Koa application, not listening: tests drive it on an ephemeral port. */
@@ -62,18 +63,18 @@ export function createApp(options: AppOptions, deps: AppDeps): Koa<RequestState>
   const settings = { limits, session: sessions, log: deps.log, sameSite };
 
   const router = new Router<RequestState>({ sensitive: true, strict: true });
-  router.get('/healthz', (ctx) => {
-    replyJson(ctx, 200, { ok: true });
-  });
+  // The same answers as the server's own ahead of the line (probesAheadOfLine), for the probes it leaves to the line: pipelined, HEAD, with a body.
+  const probes = probeAnswers(deps.readiness);
+  for (const path of PROBE_PATHS) {
+    router.get(path, (ctx) => {
+      const { status, body } = probes(path);
+      replyJsonText(ctx, status, body);
+    });
+  }
   const openApi = JSON.stringify(openApiDocument(options.basePath));
   router.get('/openapi.json', (ctx) => {
     ctx.type = 'application/json';
     ctx.body = openApi;
-  });
-  router.get('/readyz', async (ctx) => {
-    const problems = await deps.readiness();
-    ctx.status = problems.length ? 503 : 200;
-    ctx.body = problems.length ? { ok: false, reasons: problems } : { ok: true };
   });
   const metrics = options.metrics ?? 'open';
   const metricsAuthorized = typeof metrics === 'object' ? bearerMatcher(metrics.token) : undefined;

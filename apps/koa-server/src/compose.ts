@@ -1,7 +1,7 @@
 import type Koa from 'koa';
 import { OPERATIONS, useCases } from '@cotizaciones/core';
 import type { BufferedActivityLog, ReadableActivityLogStore } from '@cotizaciones/adapters';
-import { failedChecks, openAdapters, openSessionStore, openTracing, readinessCheck, type Log } from '@cotizaciones/runtime';
+import { failedChecks, openAdapters, openSessionStore, openTracing, readinessCheck, readinessMonitor, type Log, type Readiness } from '@cotizaciones/runtime';
 import { createApp } from './app.js';
 import type { Config } from './config.js';
 import { createMetrics, measuredUpstream } from './metrics.js';
@@ -13,6 +13,8 @@ export interface Service {
   readonly activityStore: ReadableActivityLogStore;
   /** Which adapter backs each port, for the start-up line. */
   readonly adapters: Record<string, string>;
+  /** What the last readiness check found, or that the service is stopping: at once, never a wait on a store. */
+  readonly readiness: () => Readiness;
   /** From now on /readyz answers 503 (the first step of a shutdown). */
   drain(): void;
   /** Every request still waiting on the upstream is answered with the failure message now (a stop's time limit). */
@@ -29,8 +31,12 @@ export async function compose(config: Config, log: Log): Promise<Service> {
   // Sessions are this channel's alone: the runtime offers the opener, the other channels never call it.
   const sessions = await openSessionStore(config, log);
   const activityLog = adapters.deps.activityLog;
-  const metrics = createMetrics(() => activityLog.stats());
+  const checks = readinessMonitor(checkStores, READINESS_EVERY_MS);
+  // Before start-up ends: /readyz's first answer is a check's finding (each check is bounded in time).
+  await checks.firstCheck;
+  const metrics = createMetrics(() => activityLog.stats(), () => activityStoreUp(checks.current()));
   let draining = false;
+  const readiness = (): Readiness => (draining ? SHUTTING_DOWN : checks.current());
 
   const cutoff = upstreamWithCutoff(measuredUpstream(adapters.deps.upstream, metrics));
   const deps = { ...adapters.deps, upstream: cutoff.upstream };
@@ -55,7 +61,7 @@ export async function compose(config: Config, log: Log): Promise<Service> {
       sessions,
       log,
       metrics,
-      readiness: () => (draining ? Promise.resolve(['shutting down']) : readiness()),
+      readiness,
     },
   );
 
@@ -64,12 +70,14 @@ export async function compose(config: Config, log: Log): Promise<Service> {
     activityLog,
     activityStore: adapters.activityStore,
     adapters: { ...adapters.description, sessions: sessions.describe(), devLogin: config.devLogin ? 'on' : 'off', tracing: tracing.enabled ? 'OTLP' : 'off' },
+    readiness,
     drain() {
       draining = true;
     },
     cutUpstreamCalls: () => cutoff.cut(),
     async close(timeoutMs) {
       const started = Date.now();
+      checks.stop();
       await adapters.close(timeoutMs);
       await sessions.close();
       // The last spans (the stop's own requests included) within what is left of the budget.
@@ -77,12 +85,20 @@ export async function compose(config: Config, log: Log): Promise<Service> {
     },
   };
 
-  async function readiness(): Promise<string[]> {
+  /** Only the session store stops the endpoints from answering; the activity log's entries wait for its store. */
+  async function checkStores(): Promise<Omit<Readiness, 'checked'>> {
     const name = sessions.kind === 'php' ? 'PHP sessions' : 'session store';
-    const [ours, theirs] = await Promise.all([adapters.readiness(), failedChecks([readinessCheck(sessions.ping(), 1_000, name)])]);
-    return [...ours, ...theirs];
+    const [degraded, reasons] = await Promise.all([adapters.degraded(), failedChecks([readinessCheck(sessions.ping(), 1_000, name)])]);
+    return { reasons, degraded };
   }
 }
+
+/** How long after one readiness check ends the next starts. */
+const READINESS_EVERY_MS = 1_000;
+const SHUTTING_DOWN: Readiness = { checked: true, reasons: ['shutting down'], degraded: [] };
+
+/** The activity log is the one store the endpoints do without: what a check finds degraded is it. */
+const activityStoreUp = ({ checked, degraded }: Readiness): boolean => checked && degraded.length === 0;
 
 function flushedWithin(log: BufferedActivityLog, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;

@@ -4,6 +4,7 @@ import type { Log } from '@cotizaciones/runtime';
 import { logHttpError } from './http/log-http-error.js';
 import { sliceReads } from './http/sliced-reads.js';
 import { turnBudget } from './http/turn-budget.js';
+import { SERVER_JSON_HEADERS } from './http/reply-json.js';
 import { MESSAGES } from '@cotizaciones/core';
 
 /** How long a client may take, and how many may be connected at once. */
@@ -68,14 +69,7 @@ function statusFor(error: NodeJS.ErrnoException): number {
   }
 }
 
-const PROTOCOL_HEADERS = {
-  'Content-Type': 'application/json; charset=UTF-8',
-  'Cache-Control': 'no-store, no-cache, must-revalidate, max-age=0',
-  Pragma: 'no-cache',
-  Expires: '0',
-  'X-Content-Type-Options': 'nosniff',
-  Connection: 'close',
-} as const;
+const PROTOCOL_HEADERS = { ...SERVER_JSON_HEADERS, Connection: 'close' } as const;
 
 function protocolBody(status: number): { reason: string; body: string } {
   const [reason, msg] = PROTOCOL_ANSWERS[status] ?? PROTOCOL_ANSWERS[400]!;
@@ -100,12 +94,21 @@ interface ConnectionState {
 }
 
 /**
+ * Answers a request and returns true, or returns false to leave it to the line (the probes: `probesAheadOfLine`).
+ * It must be cheap whatever the request holds: it runs outside the line's budget.
+ */
+export type AheadOfLine = (req: IncomingMessage, res: ServerResponse) => boolean;
+
+/**
  * The Node HTTP server the service listens with: its time limits and connection cap,
  * the contract's answer to requests the parser refuses, and the connection
  * bookkeeping a drain needs (Node's own `closeIdleConnections` also destroys
- * connections whose request has arrived but is not parsed yet).
+ * connections whose request has arrived but is not parsed yet). `aheadOfLine` is offered
+ * a request with nothing else in progress on its connection before the request takes the
+ * fair-share line; a pipelined one waits its connection's turn, so a connection gets at most
+ * one request a read past the line, and its answers stay in order.
  */
-export function createHttpServer(handler: RequestListener, limits: ServerLimits, log: Pick<Log, 'debug' | 'error'>): HttpServer {
+export function createHttpServer(handler: RequestListener, limits: ServerLimits, log: Pick<Log, 'debug' | 'error'>, aheadOfLine?: AheadOfLine): HttpServer {
   const sockets = new Map<Socket, ConnectionState>();
   let closeAfterAnswer = false;
   const start = turnBudget(handler, {
@@ -146,6 +149,7 @@ export function createHttpServer(handler: RequestListener, limits: ServerLimits,
         res.writeHead(400, { ...PROTOCOL_HEADERS, 'Content-Length': Buffer.byteLength(body) }).end(body);
         return;
       }
+      if (aheadOfLine && state?.responses.size === 1 && aheadOfLine(req, res)) return;
       start(req, res);
     },
   );

@@ -11,8 +11,11 @@ export interface Metrics {
   readonly sessionStoreErrors: Counter;
 }
 
-/** Prometheus metrics of the service, on a registry of its own (tests create several services). */
-export function createMetrics(activityStats: () => ActivityLogStats): Metrics {
+/**
+ * Prometheus metrics of the service, on a registry of its own (tests create several services).
+ * `activityStoreUp`: whether the last readiness check found the activity-log store answering.
+ */
+export function createMetrics(activityStats: () => ActivityLogStats, activityStoreUp: () => boolean): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const fromStats = (name: string, help: string, pick: (stats: ActivityLogStats) => number) =>
@@ -39,6 +42,14 @@ export function createMetrics(activityStats: () => ActivityLogStats): Metrics {
     registers: [registry],
     collect() {
       this.set(activityStats().queued);
+    },
+  });
+  new Gauge({
+    name: 'activity_log_store_up',
+    help: 'Whether the last readiness check found the activity-log store answering (1) or not, or no check has finished (0).',
+    registers: [registry],
+    collect() {
+      this.set(activityStoreUp() ? 1 : 0);
     },
   });
   return {

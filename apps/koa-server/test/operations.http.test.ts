@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { expectAnswer } from './support/contract-headers.js';
-import { redisProcess, redisServerAvailable } from '@cotizaciones/adapters/testing';
+import { redisCommandsDuring, redisProcess, redisServerAvailable } from '@cotizaciones/adapters/testing';
 import { FIELD_PATH, ITEM_PATH, form, startService } from './support/service.js';
+import { until } from './support/until.js';
 
 /** One sample of a Prometheus text exposition, e.g. value(text, 'http_requests_total{endpoint="x",…}'). */
 function value(text: string, series: string): number | undefined {
@@ -43,6 +44,7 @@ describe('GET /metrics', () => {
     expect(value(text, 'activity_log_written_total')).toBe(2);
     expect(value(text, 'activity_log_dropped_total')).toBe(0);
     expect(value(text, 'activity_log_queue_depth')).toBe(0);
+    expect(value(text, 'activity_log_store_up')).toBe(1);
     expect(text).toContain('process_resident_memory_bytes');
     await svc.close();
   });
@@ -60,44 +62,68 @@ describe('GET /metrics', () => {
 });
 
 describe('GET /readyz', () => {
-  it.skipIf(!redisServerAvailable())('is 200 when the stores answer, 503 with reasons when one does not, and 503 once draining', async () => {
+  const readyz = async (url: string) => {
+    const response = await fetch(`${url}/readyz`);
+    return { status: response.status, body: (await response.json()) as { ok: boolean; reasons?: string[]; degraded?: string[] } };
+  };
+
+  it.skipIf(!redisServerAvailable())('answers from its background check, never asking a store itself: 503 naming the session store once a check finds it down, 200 once one finds it back; 503 at once when draining', async () => {
     const redis = redisProcess(6392);
     await redis.start();
     const svc = await startService({ SESSION_STORE: 'redis', REDIS_URL: redis.url });
-    const ready = await fetch(`${svc.url}/readyz`);
-    expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ ok: true });
+    expect(await readyz(svc.url)).toEqual({ status: 200, body: { ok: true } });
+    // A probe asks no store: the stores see the background checks' PINGs only, not one per probe.
+    const commands = await redisCommandsDuring(redis.url, async () => {
+      for (let i = 0; i < 100; i += 1) expect((await readyz(svc.url)).status).toBe(200);
+    });
+    expect(commands.filter(([name]) => name?.toLowerCase() === 'ping').length).toBeLessThan(10);
 
     await redis.stop();
-    const down = await fetch(`${svc.url}/readyz`);
-    expect(down.status).toBe(503);
-    expect(((await down.json()) as { reasons: string[] }).reasons).toEqual([expect.stringMatching(/^session store: /)]);
+    expect(await until(async () => (await readyz(svc.url)).status === 503, 10_000)).toBe(true);
+    expect((await readyz(svc.url)).body).toEqual({ ok: false, reasons: [expect.stringMatching(/^session store: /)] });
     await expectAnswer(await fetch(`${svc.url}/healthz`), 200, '{"ok":true}');
 
     await redis.start();
-    let status = 0;
-    for (let i = 0; i < 50 && status !== 200; i += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      status = (await fetch(`${svc.url}/readyz`)).status;
-    }
-    expect(status).toBe(200);
+    expect(await until(async () => (await readyz(svc.url)).status === 200, 10_000)).toBe(true);
 
     svc.service.drain();
-    const draining = await fetch(`${svc.url}/readyz`);
-    expect(draining.status).toBe(503);
-    expect(await draining.json()).toEqual({ ok: false, reasons: ['shutting down'] });
+    expect(await readyz(svc.url)).toEqual({ status: 503, body: { ok: false, reasons: ['shutting down'] } });
     await expectAnswer(await fetch(`${svc.url}/healthz`), 200, '{"ok":true}');
     await svc.close();
     await redis.stop();
   });
 
-  it('reports an activity-log store that does not answer', async () => {
+  it('is 503 naming the session store from its first answer when Redis sessions cannot be reached', async () => {
+    const svc = await startService({ SESSION_STORE: 'redis', REDIS_URL: 'redis://:SECRET-pw@127.0.0.1:1' });
+    const response = await fetch(`${svc.url}/readyz`);
+    const text = await response.text();
+    expect(response.status).toBe(503);
+    expect(JSON.parse(text)).toEqual({ ok: false, reasons: [expect.stringMatching(/^session store: /)] });
+    expect(text).not.toContain('SECRET');
+    await svc.close();
+  });
+
+  it('stays 200 while the activity-log store cannot be reached, naming it as degraded; activity_log_store_up is 0; the endpoints answer', async () => {
+    const svc = await startService({ ACTIVITY_LOG_URL: 'postgres://postgres:SECRET-pw@127.0.0.1:1/test' });
+    // The service starts once its first check has finished: the first answer is that check's finding.
+    const response = await fetch(`${svc.url}/readyz`);
+    const text = await response.text();
+    expect(response.status).toBe(200);
+    expect(JSON.parse(text)).toEqual({ ok: true, degraded: [expect.stringMatching(/^activity log: .*ECONNREFUSED/)] });
+    expect(text).not.toContain('SECRET');
+    expect(value(await (await fetch(`${svc.url}/metrics`)).text(), 'activity_log_store_up')).toBe(0);
+    const cookie = await svc.signIn();
+    await expectAnswer(await svc.post(FIELD_PATH, form({ id: '1' }), { cookie }), 200, '{"ok":true}');
+    await svc.close();
+  });
+
+  it('names an activity-log store whose connection is gone once a check finds it, and stays 200', async () => {
     const svc = await startService();
+    expect(await readyz(svc.url)).toEqual({ status: 200, body: { ok: true } });
     // The store's connection is gone, as when the database went away.
     await svc.service.activityStore.close();
-    const response = await fetch(`${svc.url}/readyz`);
-    expect(response.status).toBe(503);
-    expect(((await response.json()) as { reasons: string[] }).reasons).toEqual([expect.stringMatching(/^activity log: /)]);
+    expect(await until(async () => (await readyz(svc.url)).body.degraded !== undefined, 10_000)).toBe(true);
+    expect(await readyz(svc.url)).toEqual({ status: 200, body: { ok: true, degraded: [expect.stringMatching(/^activity log: /)] } });
     await svc.close().catch(() => undefined);
   });
 });

@@ -137,14 +137,14 @@ function sessionSuite(name: 'files' | 'redis', setUp: () => Promise<{ store: Sto
           const calls = svc.stub.received.length;
           await expectAnswer(await svc.post(FIELD_PATH, form({ id: '40', field: 'a', value: 'b' }), { cookie }), 503, '{"ok":false,"msg":"Servicio no disponible."}');
           expect(svc.stub.received).toHaveLength(calls);
-          const ready = await fetch(`${svc.url}/readyz`);
-          expect(ready.status).toBe(503);
-          expect(JSON.stringify(await ready.json())).toContain('PHP sessions');
+          // Once a background check has found it.
+          expect(await until(async () => (await fetch(`${svc.url}/readyz`)).status === 503, 10_000)).toBe(true);
+          expect(await (await fetch(`${svc.url}/readyz`)).text()).toContain('PHP sessions');
         } finally {
           await rename(`${dir}.away`, dir);
         }
         await expectAnswer(await svc.post(FIELD_PATH, form({ id: '40', field: 'a', value: 'b' }), { cookie }), 200, '{"ok":true}');
-        expect((await fetch(`${svc.url}/readyz`)).status).toBe(200);
+        expect(await until(async () => (await fetch(`${svc.url}/readyz`)).status === 200, 10_000)).toBe(true);
         expect(svc.logs.text()).not.toContain(idOf(cookie));
       });
     }
@@ -182,9 +182,8 @@ function sessionSuite(name: 'files' | 'redis', setUp: () => Promise<{ store: Sto
         const calls = svc.stub.received.length;
         await expectAnswer(await svc.post(FIELD_PATH, form({ id: '37', field: 'a', value: 'b' }), { cookie }), 503, '{"ok":false,"msg":"Servicio no disponible."}');
         expect(svc.stub.received).toHaveLength(calls);
-        const ready = await fetch(`${svc.url}/readyz`);
-        expect(ready.status).toBe(503);
-        expect(JSON.stringify(await ready.json())).toContain('PHP sessions');
+        expect(await until(async () => (await fetch(`${svc.url}/readyz`)).status === 503, 10_000)).toBe(true);
+        expect(await (await fetch(`${svc.url}/readyz`)).text()).toContain('PHP sessions');
         await down!.start();
         // This Redis keeps nothing on disk: PHP signs in again once it is back, and the service follows without a restart.
         let answer = '';
@@ -195,7 +194,7 @@ function sessionSuite(name: 'files' | 'redis', setUp: () => Promise<{ store: Sto
             return answer === '{"ok":true}';
           }, 10_000),
         ).toBe(true);
-        expect((await fetch(`${svc.url}/readyz`)).status).toBe(200);
+        expect(await until(async () => (await fetch(`${svc.url}/readyz`)).status === 200, 10_000)).toBe(true);
       });
     }
   });

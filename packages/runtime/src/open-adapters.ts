@@ -16,8 +16,11 @@ export interface Adapters {
   readonly activityStore: ReadableActivityLogStore;
   /** Which adapter backs each port, for the start-up line; no secret. */
   readonly description: Readonly<Record<string, string>>;
-  /** Why the adapters cannot serve: empty when they can. */
-  readiness(): Promise<string[]>;
+  /**
+   * What the endpoints do without at the moment: the activity log, best effort, when its store does
+   * not answer (its entries are kept until it does). Empty when nothing.
+   */
+  degraded(): Promise<string[]>;
   /** Writes pending activity entries (within `timeoutMs`) and closes every connection. */
   close(timeoutMs: number): Promise<void>;
 }
@@ -25,7 +28,7 @@ export interface Adapters {
 /**
  * Opens each adapter the configuration names. Adapters with heavy clients are imported only when
  * chosen, so a process carries only the libraries it uses. Stores that are down at start-up are
- * connected to later: {@link Adapters.readiness} says so meanwhile. `beforeActivityWrite`: called
+ * connected to later: {@link Adapters.degraded} says so meanwhile. `beforeActivityWrite`: called
  * before audit entries leave the log's queue (the CLI writes out its journal).
  */
 export async function openAdapters(config: RuntimeConfig, log: Log, options: { beforeActivityWrite?: () => void } = {}): Promise<Adapters> {
@@ -56,8 +59,7 @@ export async function openAdapters(config: RuntimeConfig, log: Log, options: { b
       activityLog: activity.engine,
       upstreamToken: config.tokenSource.kind,
     },
-    readiness: () =>
-      failedChecks([readinessCheck(activity.store.ping(), 1_000, 'activity log')]),
+    degraded: () => failedChecks([readinessCheck(activity.store.ping(), 1_000, 'activity log')]),
     async close(timeoutMs) {
       await activity.log.close(timeoutMs);
       upstream.close();

@@ -10,7 +10,7 @@ describe('openAdapters', () => {
     try {
       expect(adapters.description).toEqual({ upstream: 'demo (built in)', activityLog: 'memory', upstreamToken: 'static' });
       expect(lines.join('')).toContain('using the built-in demo upstream');
-      await expect(adapters.readiness()).resolves.toEqual([]);
+      await expect(adapters.degraded()).resolves.toEqual([]);
       const reply = await adapters.deps.upstream.post({ path: '/x', payload: { id: '1' }, token: 'demo-token', idempotencyKey: 'k' });
       expect(reply.body).toEqual({ ok: true });
     } finally {
@@ -18,10 +18,10 @@ describe('openAdapters', () => {
     }
   });
 
-  it('names a store that cannot be reached in its readiness', async () => {
+  it('names an activity-log store that cannot be reached as what the service does without', async () => {
     const adapters = await openAdapters(loadRuntimeConfig({ ACTIVITY_LOG_URL: 'postgres://nobody@127.0.0.1:1/none' }), createLog('silent'));
     try {
-      expect(await adapters.readiness()).toEqual([expect.stringMatching(/^activity log: /)]);
+      expect(await adapters.degraded()).toEqual([expect.stringMatching(/^activity log: /)]);
     } finally {
       await adapters.close(100);
     }

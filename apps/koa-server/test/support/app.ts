@@ -1,10 +1,14 @@
 import { OPERATIONS, UPDATE_QUOTATION_FIELD, useCases, type TokenSource, type UseCase } from '@cotizaciones/core';
 import { cookieSessionStore, inMemoryActivityLogStore, staticTokenSource } from '@cotizaciones/adapters';
 import { inMemoryActivityLog, inMemoryUpstream } from '@cotizaciones/core/testing';
+import type { Readiness } from '@cotizaciones/runtime';
 import { createApp, type AppDeps, type AppOptions } from '../../src/app.js';
 import { createMetrics } from '../../src/metrics.js';
 import type { ServerLimits } from '../../src/http-server.js';
 import { captureLog, cookieHeader, listen, SESSION_KEY } from './service.js';
+
+/** Every store answering. */
+export const READY: Readiness = { checked: true, reasons: [], degraded: [] };
 
 export const DEFAULT_OPTIONS: AppOptions = {
   basePath: '',
@@ -27,6 +31,7 @@ export async function startApp(
   const activityLog = inMemoryActivityLog();
   const useCaseDeps = { upstream, tokens: deps.tokens ?? staticTokenSource('tok'), activityLog };
   const logs = captureLog();
+  const readiness = deps.readiness ?? (() => READY);
   const app = createApp(
     { ...DEFAULT_OPTIONS, ...options },
     {
@@ -37,11 +42,11 @@ export async function startApp(
       activity: inMemoryActivityLogStore(),
       sessions: deps.sessions ?? cookieSessionStore(),
       log: logs.log,
-      metrics: createMetrics(() => ({ written: 0, retried: 0, dropped: 0, spilled: 0, queued: 0, deadLettered: 0, deadLetterFailed: 0, deadLetterDropped: 0 })),
-      readiness: () => Promise.resolve([]),
+      metrics: createMetrics(() => ({ written: 0, retried: 0, dropped: 0, spilled: 0, queued: 0, deadLettered: 0, deadLetterFailed: 0, deadLetterDropped: 0 }), () => true),
+      readiness,
     },
   );
-  const { server, url } = await listen(app, limits, logs.log);
+  const { server, url } = await listen(app, limits, logs.log, readiness);
   return {
     url,
     upstream,

@@ -11,7 +11,8 @@ import { startStubUpstream, type StubUpstreamServer } from '@cotizaciones/adapte
 import type { StoredActivity } from '@cotizaciones/adapters';
 import { compose, type Service } from '../../src/compose.js';
 import { loadConfig } from '../../src/config.js';
-import { createLog } from '@cotizaciones/runtime';
+import { createLog, type Readiness } from '@cotizaciones/runtime';
+import { probesAheadOfLine } from '../../src/http/probes.js';
 import { createHttpServer, type HttpServer, type ServerLimits } from '../../src/http-server.js';
 
 export const TOKEN = 'upstream-SECRET-token-1234567890';
@@ -35,9 +36,14 @@ export function captureLog() {
   return { log: createLog('debug', stream), lines, text: () => lines.map((line) => JSON.stringify(line)).join('\n') };
 }
 
-/** The app on an ephemeral port, with the server set-up main.ts uses (limits, protocol answers). */
-export async function listen(app: Koa, limits: Partial<ServerLimits> = {}, log = captureLog().log): Promise<{ server: Server; http: HttpServer; url: string }> {
-  const http = createHttpServer(app.callback(), { ...loadConfig({}).httpLimits, ...limits }, log);
+/** The app on an ephemeral port, with the server set-up main.ts uses (limits, protocol answers; with `readiness`, the probes ahead of the line). */
+export async function listen(
+  app: Koa,
+  limits: Partial<ServerLimits> = {},
+  log = captureLog().log,
+  readiness?: () => Readiness,
+): Promise<{ server: Server; http: HttpServer; url: string }> {
+  const http = createHttpServer(app.callback(), { ...loadConfig({}).httpLimits, ...limits }, log, readiness && probesAheadOfLine(readiness));
   const server = http.server;
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -79,7 +85,7 @@ export async function startService(env: Record<string, string> = {}): Promise<Te
   });
   const logs = captureLog();
   const service = await compose(config, logs.log);
-  const { server, url } = await listen(service.app, config.httpLimits, logs.log);
+  const { server, url } = await listen(service.app, config.httpLimits, logs.log, service.readiness);
   const base = `${url}${config.basePath}`;
   return {
     url,

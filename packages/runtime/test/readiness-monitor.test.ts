@@ -1,0 +1,73 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { NOT_CHECKED, readinessMonitor, type Readiness } from '../src/index.js';
+
+type Finding = Omit<Readiness, 'checked'>;
+
+/** A check whose every run the test settles by hand. */
+function controlledCheck() {
+  const runs: Array<{ resolve: (finding: Finding) => void; reject: (error: Error) => void }> = [];
+  const check = () => new Promise<Finding>((resolve, reject) => runs.push({ resolve, reject }));
+  return { check, runs };
+}
+
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('readinessMonitor', () => {
+  it('is not ready before its first check has finished, then answers what that check found', async () => {
+    const { check, runs } = controlledCheck();
+    const monitor = readinessMonitor(check, 1_000);
+    expect(runs).toHaveLength(1);
+    expect(monitor.current()).toBe(NOT_CHECKED);
+    expect(NOT_CHECKED).toEqual({ checked: false, reasons: ['not checked yet'], degraded: [] });
+
+    runs[0]!.resolve({ reasons: [], degraded: ['activity log: down'] });
+    await monitor.firstCheck;
+    expect(monitor.current()).toEqual({ checked: true, reasons: [], degraded: ['activity log: down'] });
+    monitor.stop();
+  });
+
+  it('checks one at a time, again after each one ends, and keeps the last finding meanwhile', async () => {
+    const { check, runs } = controlledCheck();
+    const monitor = readinessMonitor(check, 1_000);
+    runs[0]!.resolve({ reasons: ['session store: down'], degraded: [] });
+    await monitor.firstCheck;
+
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(runs).toHaveLength(2);
+    // The second check hangs: no other starts beside it, and the last finding stands.
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(runs).toHaveLength(2);
+    expect(monitor.current().reasons).toEqual(['session store: down']);
+
+    runs[1]!.resolve({ reasons: [], degraded: [] });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(monitor.current()).toEqual({ checked: true, reasons: [], degraded: [] });
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(runs).toHaveLength(3);
+
+    // A check that throws is a reason not to be ready, by its message.
+    runs[2]!.reject(new Error('session store: no answer'));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(monitor.current()).toEqual({ checked: true, reasons: ['session store: no answer'], degraded: [] });
+    monitor.stop();
+  });
+
+  it('starts no check once stopped, and its timer does not keep the process alive', async () => {
+    const timeouts = vi.spyOn(globalThis, 'setTimeout');
+    const { check, runs } = controlledCheck();
+    const monitor = readinessMonitor(check, 1_000);
+    runs[0]!.resolve({ reasons: [], degraded: [] });
+    await monitor.firstCheck;
+    expect(vi.getTimerCount()).toBe(1);
+    expect((timeouts.mock.results[0]!.value as NodeJS.Timeout).hasRef()).toBe(false);
+    monitor.stop();
+    expect(vi.getTimerCount()).toBe(0);
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(runs).toHaveLength(1);
+  });
+});
