@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { get } from 'node:http';
 import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { UPDATE_QUOTATION_FIELD } from '@cotizaciones/core';
@@ -20,12 +21,22 @@ export interface FairShareRow {
   readonly p99Ms: number;
 }
 
-/** The same number of other clients, ordinary (one request at a time) or pipelining DEPTH at a time. */
-const SCENARIOS = [
-  { beside: '64 clients posting, one request at a time', connections: 64, depth: 1, post: true },
-  { beside: '64 clients posting, 16 pipelined at a time', connections: 64, depth: 16, post: true },
-  { beside: '200 clients on /healthz, one request at a time', connections: 200, depth: 1, post: false },
-  { beside: '200 clients on /healthz, 64 pipelined at a time', connections: 200, depth: 64, post: false },
+/**
+ * What the newcomer sends, one after the other, in each round of a scenario: on its keep-alive
+ * connection, or a probe on a new connection each time, as a kubelet sends it.
+ */
+type Newcomer = 'GET /healthz' | 'POST' | 'GET /healthz (new connection)' | 'GET /readyz (new connection)';
+
+/**
+ * The same number of other clients, ordinary (one request at a time) or pipelining DEPTH at a time;
+ * and the probes beside 800 busy connections (answered ahead of the fair-share line).
+ */
+const SCENARIOS: ReadonlyArray<{ beside: string; connections: number; depth: number; post: boolean; newcomer: readonly Newcomer[] }> = [
+  { beside: '64 clients posting, one request at a time', connections: 64, depth: 1, post: true, newcomer: ['GET /healthz', 'POST'] },
+  { beside: '64 clients posting, 16 pipelined at a time', connections: 64, depth: 16, post: true, newcomer: ['GET /healthz', 'POST'] },
+  { beside: '200 clients on /healthz, one request at a time', connections: 200, depth: 1, post: false, newcomer: ['GET /healthz', 'POST'] },
+  { beside: '200 clients on /healthz, 64 pipelined at a time', connections: 200, depth: 64, post: false, newcomer: ['GET /healthz', 'POST'] },
+  { beside: '800 clients posting, one request at a time', connections: 800, depth: 1, post: true, newcomer: ['GET /healthz (new connection)', 'GET /readyz (new connection)'] },
 ];
 
 /** What a flood of pipelined requests costs: connections that each write one 64 KiB read of tiny GETs and never read. */
@@ -42,7 +53,8 @@ const at = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, M
 
 /**
  * Fair share measured: a newcomer's `/healthz` and POST latency beside clients that pipeline, against
- * beside the same number of ordinary clients, on the built service (cookie sessions, a 0 ms upstream).
+ * beside the same number of ordinary clients, and the probes' beside 800 busy connections, on the
+ * built service (cookie sessions, a 0 ms upstream).
  */
 export async function benchFairShare(probes: number, log: (line: string) => void): Promise<{ rows: FairShareRow[]; flood: FloodRow }> {
   const stub = await spawnServer(STUB, ['0'], {});
@@ -57,6 +69,14 @@ export async function benchFairShare(probes: number, log: (line: string) => void
   const cookie = signedSessionCookie('1', SESSION_KEY);
   const path = UPDATE_QUOTATION_FIELD.webPath;
   const rows: FairShareRow[] = [];
+  const send = async (request: Newcomer): Promise<[number, string]> => {
+    if (request.endsWith('(new connection)')) return freshGet(`${service.url}${request.split(' ')[1]}`);
+    const response =
+      request === 'POST'
+        ? await fetch(`${service.url}${path}`, { method: 'POST', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: 'id=12&field=estado&value=aprobada' })
+        : await fetch(`${service.url}/healthz`);
+    return [response.status, await response.text()];
+  };
   try {
     // First, on the fresh process: what the flood adds is then not hidden in a heap the scenarios grew.
     const flood = await benchFlood(service, 300, log);
@@ -67,27 +87,20 @@ export async function benchFairShare(probes: number, log: (line: string) => void
       });
       const [chunk] = (await once(load.stdout, 'data')) as [Buffer];
       if (!chunk.toString().includes('ready')) throw new Error('the load did not start');
-      const times = { health: [] as number[], post: [] as number[] };
+      const times = new Map<Newcomer, number[]>(scenario.newcomer.map((request) => [request, []]));
       for (let i = 0; i < probes; i += 1) {
-        let started = performance.now();
-        const health = await fetch(`${service.url}/healthz`);
-        await health.text();
-        times.health.push(performance.now() - started);
-        started = performance.now();
-        const post = await fetch(`${service.url}${path}`, {
-          method: 'POST',
-          headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
-          body: 'id=12&field=estado&value=aprobada',
-        });
-        const text = await post.text();
-        times.post.push(performance.now() - started);
-        if (text !== '{"ok":true}') throw new Error(`the newcomer's POST answered ${post.status} ${text}`);
+        for (const request of scenario.newcomer) {
+          const started = performance.now();
+          const [status, text] = await send(request);
+          times.get(request)!.push(performance.now() - started);
+          if (status !== 200 || (request === 'POST' && text !== '{"ok":true}')) throw new Error(`the newcomer's ${request} answered ${status} ${text}`);
+        }
       }
       load.kill();
       await once(load, 'exit');
-      for (const [probe, list] of [['GET /healthz', times.health], [`POST ${path}`, times.post]] as const) {
+      for (const [request, list] of times) {
         const sorted = [...list].sort((a, b) => a - b);
-        rows.push({ beside: scenario.beside, probe, samples: sorted.length, p50Ms: at(sorted, 0.5), p99Ms: at(sorted, 0.99) });
+        rows.push({ beside: scenario.beside, probe: request === 'POST' ? `POST ${path}` : request, samples: sorted.length, p50Ms: at(sorted, 0.5), p99Ms: at(sorted, 0.99) });
       }
     }
     return { rows, flood };
@@ -95,6 +108,17 @@ export async function benchFairShare(probes: number, log: (line: string) => void
     await service.stop();
     await stub.stop();
   }
+}
+
+/** A GET on a connection of its own, closed after the answer: as a kubelet or balancer probes. */
+function freshGet(url: string): Promise<[number, string]> {
+  return new Promise((resolve, reject) => {
+    get(url, { agent: false }, (res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      res.on('end', () => resolve([res.statusCode ?? 0, text]));
+    }).on('error', reject);
+  });
 }
 
 /** `connections` clients each write 64 KiB of tiny pipelined GETs at once and never read what comes back. */

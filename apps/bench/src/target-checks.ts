@@ -12,6 +12,9 @@ const fixed = (n: number, digits = 2) => n.toFixed(digits);
 /** The CLI's CPU target per line (got, start-up apart), ms. */
 const CLI_CPU_MS_PER_LINE = 0.4;
 
+/** The probes' answer time beside 800 busy connections (CONTRACT "Fair share"), ms. */
+const PROBE_P99_MS = 100;
+
 /** The targets `npm run bench` decides, from this run's figures alone (medians of its interleaved rounds). */
 export function checkTargets(report: BenchReport): TargetCheck[] {
   const at0 = report.targets.filter((t) => t.delayMs === 0);
@@ -64,6 +67,15 @@ export function checkTargets(report: BenchReport): TargetCheck[] {
     target: 'tracing off: < 1 % of the CPU per request',
     measured: offShare === undefined ? 'not measured' : `${fixed(offShare, 3)} % (${fixed(report.tracingOff.nsPerRequest, 0)} ns)`,
     met: offShare === undefined ? undefined : offShare < 1,
+  });
+
+  // The probes are answered ahead of the endpoints' line: a busy instance is not restarted or taken out for it.
+  const probes = report.fairShare?.rows.filter((row) => row.beside.startsWith('800 ') && row.probe.startsWith('GET /'));
+  const slowest = probes?.length ? Math.max(...probes.map((row) => row.p99Ms)) : undefined;
+  checks.push({
+    target: `/healthz and /readyz beside 800 busy connections: p99 ≤ ${PROBE_P99_MS} ms`,
+    measured: slowest === undefined ? 'not measured' : probes!.map((row) => `${row.probe.split(' ')[1]} p50 ${fixed(row.p50Ms, 1)}, p99 ${fixed(row.p99Ms, 1)} ms`).join('; '),
+    met: slowest === undefined ? undefined : slowest <= PROBE_P99_MS,
   });
   return checks;
 }
