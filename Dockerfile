@@ -11,7 +11,8 @@ RUN pnpm install --frozen-lockfile \
  && pnpm --filter @cotizaciones/koa-server deploy --prod --legacy /app
 
 FROM node:24-bookworm-slim
-ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 TRUST_PROXY=1
+# TRUST_PROXY is the deployment's to give, like UPSTREAM_BASE_URL: the address nginx connects from.
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000
 WORKDIR /app
 COPY --from=build --chown=node:node /app /app
 RUN mkdir -p /app/data && chown node:node /app/data

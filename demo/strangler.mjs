@@ -112,7 +112,8 @@ export async function startStrangler(options = {}) {
       PHP_SESSION_SAVE_PATH: sessions,
       PHP_SESSION_ACTIVITY_KEY: 'LAST_ACTIVITY',
       PHP_SESSION_IDLE_SECONDS: String(options.idleSeconds ?? 1800),
-      TRUST_PROXY: '1',
+      // nginx connects from 127.0.0.1.
+      TRUST_PROXY: '127.0.0.1',
       ALLOWED_ORIGINS: url,
       ACTIVITY_LOG_URL: `sqlite:${join(dir, 'activity.db')}`,
       ACTIVITY_LOG_DEAD_LETTER: join(dir, 'activity-dead-letter.jsonl'),

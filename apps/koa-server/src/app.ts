@@ -17,6 +17,7 @@ import type { Metrics } from './metrics.js';
 import { openApiDocument } from './openapi.js';
 import type { Log, Readiness } from '@cotizaciones/runtime';
 import { logHttpError } from './http/log-http-error.js';
+import { compileTrust, type TrustProxy } from './http/trusted-proxies.js';
 
 export interface AppOptions {
   readonly basePath: string;
@@ -25,8 +26,8 @@ export interface AppOptions {
   readonly sessionKeys: readonly string[];
   readonly sessionPolicy: SessionPolicy;
   readonly secureCookies: boolean;
-  /** How many reverse proxies are in front: the client IP is the one the outermost of them saw. */
-  readonly trustProxy: number;
+  /** The reverse proxies whose X-Forwarded-*, X-Request-Id and trace context are taken (TRUST_PROXY). */
+  readonly trustProxy: TrustProxy;
   readonly devLogin: boolean;
   /** Origins allowed to POST from a browser; undefined: only the service's own. */
   readonly allowedOrigins?: readonly string[] | undefined;
@@ -51,7 +52,9 @@ export interface AppDeps {
 
 /** The Koa application, not listening: tests drive it on an ephemeral port. */
 export function createApp(options: AppOptions, deps: AppDeps): Koa<RequestState> {
-  const app = new Koa<RequestState>({ proxy: options.trustProxy > 0, maxIpsCount: options.trustProxy });
+  const trust = compileTrust(options.trustProxy);
+  // Koa reads X-Forwarded-* only with `proxy`; the request frame drops them from any peer not trusted.
+  const app = new Koa<RequestState>({ proxy: trust !== undefined });
   // Imported once, for koa-session's cookies and the binding's check of which key signed one.
   const signer = signingKeys(options.sessionKeys);
   app.keys = signer;
@@ -101,7 +104,7 @@ export function createApp(options: AppOptions, deps: AppDeps): Koa<RequestState>
   }
 
   const endpointPaths = new Map(OPERATIONS.map((operation) => [`${options.basePath}${operation.webPath}`, operation.name]));
-  app.use(requestFrame(deps.log, deps.metrics, endpointPaths, options.traced === true));
+  app.use(requestFrame(deps.log, deps.metrics, endpointPaths, options.traced === true, trust));
   app.use(router.routes());
   app.use(() => {
     throw REJECTIONS.notFound();

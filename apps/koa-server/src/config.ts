@@ -15,8 +15,18 @@ import {
   type SessionConfig,
 } from '@cotizaciones/runtime';
 import type { ServerLimits } from './http-server.js';
+import { compileTrust, type TrustProxy } from './http/trusted-proxies.js';
 
 export { ConfigError } from '@cotizaciones/runtime';
+
+/** Every entry an address, a CIDR range or a name proxy-addr knows. */
+function compiles(proxies: readonly string[]): boolean {
+  try {
+    return compileTrust(proxies) !== undefined;
+  } catch {
+    return false;
+  }
+}
 
 /** The HTTP channel's own variables; the adapters' are the runtime's. */
 const HttpEnv = z.object({
@@ -36,8 +46,15 @@ const HttpEnv = z.object({
   DEV_LOGIN: flag.optional().describe('1 or 0'),
   BODY_LIMIT_BYTES: integer(1, 64 * 1024 * 1024, 1024 * 1024),
   MAX_PARAMS: integer(1, 1_000_000, 1000),
-  // How many reverse proxies stand in front: the client address is the one the outermost of them saw.
-  TRUST_PROXY: integer(0, 10, 0).describe('the number of reverse proxies in front of the service, 0 to 10 (true/false are not accepted: usually 1)'),
+  // The reverse proxies whose headers are taken; a bare number counts hops instead (outside production).
+  TRUST_PROXY: z
+    .string()
+    .transform((value): TrustProxy => (/^\s*\d+\s*$/.test(value) ? Number(value) : value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '')))
+    .refine(
+      (setting) => (typeof setting === 'number' ? setting <= 10 : compiles(setting)),
+      'must be the reverse proxies\' addresses, CIDR ranges or loopback/linklocal/uniquelocal, comma-separated (e.g. 10.0.0.5,10.0.1.0/24), or outside production a count from 0 to 10',
+    )
+    .optional(),
   ALLOWED_ORIGINS: z
     .string()
     .transform((list) => list.split(',').map((origin) => origin.trim()).filter((origin) => origin !== ''))
@@ -71,8 +88,8 @@ export interface HttpSettings {
   readonly devLogin: boolean;
   readonly bodyLimitBytes: number;
   readonly maxParams: number;
-  /** How many reverse proxies are in front (0: none; X-Forwarded-* are ignored). */
-  readonly trustProxy: number;
+  /** The proxies whose X-Forwarded-*, X-Request-Id and trace context are taken (none: `[]`), or a count of hops (outside production). */
+  readonly trustProxy: TrustProxy;
   /** Undefined: only the service's own origin (outside production). */
   readonly allowedOrigins: readonly string[] | undefined;
   readonly shutdownTimeoutMs: number;
@@ -105,7 +122,9 @@ function readHttpSettings(env: Environment, runtime: RuntimeConfig & SessionConf
   if (php && e.DEV_LOGIN) report('DEV_LOGIN', 'must be 0 or unset with SESSION_STORE=php (sign-in belongs to the PHP app)', 'SESSION_STORE');
   if (production && e.DEV_LOGIN) report('DEV_LOGIN', 'must be 0 or unset in production (the dev sign-in routes)');
   // Production cookies are Secure; this server speaks plain HTTP, so it must learn HTTPS from the TLS proxy.
-  if (production && e.TRUST_PROXY === 0) report('TRUST_PROXY', "must be 1 or more in production (Secure cookies need the TLS proxy's X-Forwarded-Proto)");
+  if (production && e.TRUST_PROXY === undefined) report('TRUST_PROXY', "is required in production: the TLS proxy's addresses or CIDR ranges, e.g. TRUST_PROXY=10.0.0.5 (Secure cookies need its X-Forwarded-Proto)");
+  // A count trusts whoever connects: anyone reaching an instance directly would choose the client IP and the idempotency key.
+  if (production && typeof e.TRUST_PROXY === 'number') report('TRUST_PROXY', 'must name the proxies in production, not count them (a count trusts whoever connects): write their addresses or CIDR ranges instead, e.g. TRUST_PROXY=10.0.0.5 or TRUST_PROXY=loopback');
   // Without it the service's own origin would come from X-Forwarded-Host, a header the proxy may pass through.
   if (production && !e.ALLOWED_ORIGINS) report('ALLOWED_ORIGINS', 'is required in production: the origins whose pages may POST, e.g. https://app.example.com');
   if (e.HEADERS_TIMEOUT_MS > e.REQUEST_TIMEOUT_MS) report('HEADERS_TIMEOUT_MS', 'must not exceed REQUEST_TIMEOUT_MS', 'REQUEST_TIMEOUT_MS');
@@ -118,7 +137,7 @@ function readHttpSettings(env: Environment, runtime: RuntimeConfig & SessionConf
     devLogin: e.DEV_LOGIN ?? (runtime.upstreamBaseUrl === undefined && !php),
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     maxParams: e.MAX_PARAMS,
-    trustProxy: e.TRUST_PROXY,
+    trustProxy: e.TRUST_PROXY ?? [],
     allowedOrigins: e.ALLOWED_ORIGINS,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     shutdownDrainMs: e.SHUTDOWN_DRAIN_MS ?? (production ? 5_000 : 0),

@@ -1,7 +1,6 @@
-import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { nginxAvailable, startNginxChain } from './support/nginx-chain.js';
-import { FIELD_PATH, form, startService, type TestService } from './support/service.js';
+import { FIELD_PATH, form, rawPost, startService, type TestService } from './support/service.js';
 
 // What the audit row records about the caller: never an address the client can choose.
 describe('client IP and user agent in the audit row', () => {
@@ -20,24 +19,8 @@ describe('client IP and user agent in the audit row', () => {
   async function postFrom(svc: TestService, url: string, from: string, headers: Record<string, string>) {
     const before = (await svc.rows()).length;
     const cookie = await svc.signIn();
-    const body = form({ id: '12', field: 'estado', value: 'x' }).toString();
-    const status = await new Promise<number>((resolve, reject) => {
-      const req = request(
-        `${url}${FIELD_PATH}`,
-        {
-          method: 'POST',
-          localAddress: from,
-          headers: { ...headers, cookie, 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) },
-        },
-        (res) => {
-          res.resume();
-          res.on('end', () => resolve(res.statusCode ?? 0));
-        },
-      );
-      req.on('error', reject);
-      req.end(body);
-    });
-    expect(status).toBe(200);
+    const answer = await rawPost(`${url}${FIELD_PATH}`, form({ id: '12', field: 'estado', value: 'x' }).toString(), { ...headers, cookie }, from);
+    expect(answer.status).toBe(200);
     const rows = (await svc.rows()).slice(before);
     expect(rows).toHaveLength(1);
     return rows[0]!;
@@ -45,19 +28,16 @@ describe('client IP and user agent in the audit row', () => {
 
   const port = (svc: TestService) => Number(new URL(svc.url).port);
 
-  it.skipIf(!nginxAvailable)('behind one nginx (TRUST_PROXY=1), records the address nginx saw, not the one the client wrote', async () => {
-    const svc = await service('1');
-    const nginx = await startNginxChain(port(svc), 1);
+  // Hop k of the chain connects to the next from 127.0.0.(11+k); the last one to the service from 127.0.0.1.
+  // Through two, the service receives "6.6.6.6, 10.0.0.99, 127.0.0.2, 127.0.0.11" from 127.0.0.1.
+  it.skipIf(!nginxAvailable).each<[string, string, number]>([
+    ['behind one nginx, TRUST_PROXY naming the address it connects from', '127.0.0.1', 1],
+    ['behind two nginx, TRUST_PROXY naming both (an address and a CIDR range)', '127.0.0.1,127.0.0.8/29', 2],
+    ['behind two nginx, a bare count outside production (TRUST_PROXY=2)', '2', 2],
+  ])('%s: records the address the outermost nginx saw, not one the client wrote', async (_, trustProxy, hops) => {
+    const svc = await service(trustProxy);
+    const nginx = await startNginxChain(port(svc), hops);
     cleanup.push(() => nginx.stop());
-    const row = await postFrom(svc, nginx.url, '127.0.0.2', { 'x-forwarded-for': '6.6.6.6, 10.0.0.99' });
-    expect(row.client_ip).toBe('127.0.0.2');
-  });
-
-  it.skipIf(!nginxAvailable)('behind two nginx (TRUST_PROXY=2), records the address the outer one saw', async () => {
-    const svc = await service('2');
-    const nginx = await startNginxChain(port(svc), 2);
-    cleanup.push(() => nginx.stop());
-    // The service receives "6.6.6.6, 10.0.0.99, 127.0.0.2, 127.0.0.11".
     const row = await postFrom(svc, nginx.url, '127.0.0.2', { 'x-forwarded-for': '6.6.6.6, 10.0.0.99' });
     expect(row.client_ip).toBe('127.0.0.2');
   });
@@ -74,13 +54,13 @@ describe('client IP and user agent in the audit row', () => {
     ['100 characters', `1.2.3.4${'x'.repeat(93)}`],
     ['an SQL fragment', "1.2.3.4'); DROP TABLE activity_log; --"],
   ])('records NULL when the trusted X-Forwarded-For entry is %s', async (_, entry) => {
-    const svc = await service('1');
+    const svc = await service('127.0.0.1');
     const row = await postFrom(svc, svc.url, '127.0.0.1', { 'x-forwarded-for': `6.6.6.6, ${entry}` });
     expect(row.client_ip).toBeNull();
   });
 
   it('records an IPv6 address as it is', async () => {
-    const svc = await service('1');
+    const svc = await service('127.0.0.1');
     const row = await postFrom(svc, svc.url, '127.0.0.1', { 'x-forwarded-for': '2001:db8::7' });
     expect(row.client_ip).toBe('2001:db8::7');
   });

@@ -36,7 +36,7 @@ describe('a bad configuration, in the server process', () => {
       'configuration error: ACTIVITY_LOG_URL must be sqlite:<file>, postgres://…, mysql://… or memory: (got "ftp://db.example.com/log")',
       'configuration error: PORT must be an integer from 0 to 65535 (0: any free port) (got "http")',
       'configuration error: SESSION_KEYS must be comma-separated keys of 16 characters or more',
-      'configuration error: TRUST_PROXY must be the number of reverse proxies in front of the service, 0 to 10 (true/false are not accepted: usually 1) (got "true")',
+      "configuration error: TRUST_PROXY must be the reverse proxies' addresses, CIDR ranges or loopback/linklocal/uniquelocal, comma-separated (e.g. 10.0.0.5,10.0.1.0/24), or outside production a count from 0 to 10 (got \"true\")",
       'configuration error: METRICS_TOKEN must be a token of 16 characters or more',
       'configuration error: ALLOWED_ORIGINS is required in production: the origins whose pages may POST, e.g. https://app.example.com',
     ]);
@@ -58,7 +58,7 @@ describe('GET /metrics in production', () => {
     UPSTREAM_BASE_URL: 'http://127.0.0.1:9',
     UPSTREAM_TOKEN: 'SECRET-upstream-token',
     SESSION_KEYS: 'a-production-session-key-0123456789',
-    TRUST_PROXY: '1',
+    TRUST_PROXY: 'loopback',
     ALLOWED_ORIGINS: 'https://app.example.com',
     ACTIVITY_LOG_URL: 'memory:',
   };

@@ -105,9 +105,14 @@ describe('loadConfig', () => {
     ['production on the demo upstream', { NODE_ENV: 'production', SESSION_KEYS: KEYS }, /^UPSTREAM_BASE_URL /],
     ['production without session keys', { NODE_ENV: 'production', UPSTREAM_BASE_URL: 'http://u', UPSTREAM_TOKEN: 't' }, /^SESSION_KEYS /],
     ['production with the dev sign-in', { NODE_ENV: 'production', UPSTREAM_BASE_URL: 'http://u', UPSTREAM_TOKEN: 't', SESSION_KEYS: KEYS, DEV_LOGIN: '1' }, /^DEV_LOGIN /],
-    ['production without a trusted proxy', { NODE_ENV: 'production', UPSTREAM_BASE_URL: 'http://u', UPSTREAM_TOKEN: 't', SESSION_KEYS: KEYS, ALLOWED_ORIGINS: 'https://a.example' }, /^TRUST_PROXY must be 1 or more in production/],
-    ['production without allowed origins', { NODE_ENV: 'production', UPSTREAM_BASE_URL: 'http://u', UPSTREAM_TOKEN: 't', SESSION_KEYS: KEYS, TRUST_PROXY: '1' }, /^ALLOWED_ORIGINS is required in production/],
-    ['TRUST_PROXY=true (it is a count now)', { TRUST_PROXY: 'true' }, /^TRUST_PROXY must be the number of reverse proxies/],
+    ['production without a trusted proxy', { NODE_ENV: 'production', UPSTREAM_BASE_URL: 'http://u', UPSTREAM_TOKEN: 't', SESSION_KEYS: KEYS, ALLOWED_ORIGINS: 'https://a.example' }, /^TRUST_PROXY is required in production/],
+    ['production without allowed origins', { NODE_ENV: 'production', UPSTREAM_BASE_URL: 'http://u', UPSTREAM_TOKEN: 't', SESSION_KEYS: KEYS, TRUST_PROXY: '10.0.0.5' }, /^ALLOWED_ORIGINS is required in production/],
+    ['TRUST_PROXY=true (neither an address nor a count)', { TRUST_PROXY: 'true' }, /^TRUST_PROXY must be the reverse proxies' addresses/],
+    ['TRUST_PROXY naming a host', { TRUST_PROXY: 'loopback,nginx' }, /^TRUST_PROXY must be the reverse proxies' addresses/],
+    ['TRUST_PROXY with an address out of range', { TRUST_PROXY: '10.0.0.256' }, /^TRUST_PROXY must be the reverse proxies' addresses/],
+    ['TRUST_PROXY with a prefix too long', { TRUST_PROXY: '10.0.0.0/33' }, /^TRUST_PROXY must be the reverse proxies' addresses/],
+    ['TRUST_PROXY with no entry', { TRUST_PROXY: ' , ' }, /^TRUST_PROXY must be the reverse proxies' addresses/],
+    ['TRUST_PROXY counting more than 10 proxies', { TRUST_PROXY: '11' }, /^TRUST_PROXY must be the reverse proxies' addresses/],
     ['credentials in the upstream URL', { UPSTREAM_BASE_URL: 'http://user:pw@api.example.com', UPSTREAM_TOKEN: 't' }, /^UPSTREAM_BASE_URL must not contain a user name or password/],
     ['a user name in the upstream URL', { UPSTREAM_BASE_URL: 'https://user@api.example.com', UPSTREAM_TOKEN: 't' }, /^UPSTREAM_BASE_URL must not contain a user name or password/],
     [
@@ -133,10 +138,19 @@ describe('loadConfig', () => {
     expect(loadConfig(env).tokenSource).toEqual(tokenSource);
   });
 
-  it('reads TRUST_PROXY as a number of proxies', () => {
-    expect(loadConfig({}).trustProxy).toBe(0);
+  it('reads TRUST_PROXY as the proxies\' addresses, ranges and names, or outside production as a count', () => {
+    expect(loadConfig({}).trustProxy).toEqual([]);
+    expect(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8,fd00::1 ,192.168.1.0/255.255.255.0' }).trustProxy).toEqual(['loopback', '10.0.0.0/8', 'fd00::1', '192.168.1.0/255.255.255.0']);
     expect(loadConfig({ TRUST_PROXY: '0' }).trustProxy).toBe(0);
     expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+  });
+
+  it.each(['1', '0'])('refuses the bare count TRUST_PROXY=%s in production with one line saying what to write instead', (count) => {
+    const production = { NODE_ENV: 'production', UPSTREAM_BASE_URL: 'http://u', UPSTREAM_TOKEN: 't', SESSION_KEYS: KEYS, ALLOWED_ORIGINS: 'https://a.example' };
+    expect(configError({ ...production, TRUST_PROXY: count }).problems).toEqual([
+      'TRUST_PROXY must name the proxies in production, not count them (a count trusts whoever connects): write their addresses or CIDR ranges instead, e.g. TRUST_PROXY=10.0.0.5 or TRUST_PROXY=loopback',
+    ]);
+    expect(loadConfig({ ...production, TRUST_PROXY: '10.0.0.5,10.0.1.0/24' }).trustProxy).toEqual(['10.0.0.5', '10.0.1.0/24']);
   });
 
   it('reports every bad variable at once, one line each, saying what is expected', () => {
@@ -162,7 +176,7 @@ describe('loadConfig', () => {
       'UPSTREAM_BASE_URL is required in production (the built-in demo upstream is for development)',
       'SESSION_KEYS is required in production',
       'DEV_LOGIN must be 0 or unset in production (the dev sign-in routes)',
-      "TRUST_PROXY must be 1 or more in production (Secure cookies need the TLS proxy's X-Forwarded-Proto)",
+      "TRUST_PROXY is required in production: the TLS proxy's addresses or CIDR ranges, e.g. TRUST_PROXY=10.0.0.5 (Secure cookies need its X-Forwarded-Proto)",
       'ALLOWED_ORIGINS is required in production: the origins whose pages may POST, e.g. https://app.example.com',
     ]);
   });
@@ -179,7 +193,7 @@ describe('loadConfig', () => {
       NODE_ENV: 'production',
       UPSTREAM_BASE_URL: 'http://u',
       UPSTREAM_TOKEN: 't',
-      TRUST_PROXY: '1',
+      TRUST_PROXY: '10.0.0.5',
       ALLOWED_ORIGINS: 'https://a.example',
       SESSION_STORE: 'php',
       PHP_SESSION_SAVE_HANDLER: 'redis',
@@ -266,7 +280,7 @@ describe('loadConfig', () => {
   });
 
   it('accepts a production configuration', () => {
-    const config = loadConfig({ NODE_ENV: 'production', UPSTREAM_BASE_URL: 'http://u', UPSTREAM_TOKEN: 't', SESSION_KEYS: KEYS, TRUST_PROXY: '1', ALLOWED_ORIGINS: 'https://a.example' });
-    expect(config).toMatchObject({ production: true, devLogin: false, trustProxy: 1 });
+    const config = loadConfig({ NODE_ENV: 'production', UPSTREAM_BASE_URL: 'http://u', UPSTREAM_TOKEN: 't', SESSION_KEYS: KEYS, TRUST_PROXY: 'loopback', ALLOWED_ORIGINS: 'https://a.example' });
+    expect(config).toMatchObject({ production: true, devLogin: false, trustProxy: ['loopback'] });
   });
 });

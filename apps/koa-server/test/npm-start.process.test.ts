@@ -11,7 +11,7 @@ import { cookieHeader, FIELD_PATH, ITEM_PATH, form } from './support/service.js'
 describe('the server process', () => {
   it.each<[Record<string, string>, string]>([
     [{ PORT: 'abc' }, 'PORT'],
-    [{ NODE_ENV: 'production', SESSION_KEYS: 'a-very-long-session-key-0001', TRUST_PROXY: '1', ALLOWED_ORIGINS: 'https://a.example' }, 'UPSTREAM_BASE_URL'],
+    [{ NODE_ENV: 'production', SESSION_KEYS: 'a-very-long-session-key-0001', TRUST_PROXY: '10.0.0.5', ALLOWED_ORIGINS: 'https://a.example' }, 'UPSTREAM_BASE_URL'],
     [{ ACTIVITY_LOG_URL: 'nope' }, 'ACTIVITY_LOG_URL'],
   ])('stops at start-up with one line naming the variable and exit code 1 (%j)', async (env, variable) => {
     const child = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });

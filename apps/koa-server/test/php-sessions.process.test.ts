@@ -24,7 +24,7 @@ const PRODUCTION = {
   NODE_ENV: 'production',
   UPSTREAM_BASE_URL: 'http://127.0.0.1:9',
   UPSTREAM_TOKEN: 'SECRET-upstream-token',
-  TRUST_PROXY: '1',
+  TRUST_PROXY: '10.0.0.5',
   ALLOWED_ORIGINS: 'https://app.example.com',
   ACTIVITY_LOG_URL: 'memory:',
 };

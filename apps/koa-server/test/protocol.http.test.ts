@@ -273,7 +273,7 @@ describe('session control', () => {
   });
 
   it('marks cookies Secure in production (behind a TLS proxy)', async () => {
-    const app = await startApp({ secureCookies: true, trustProxy: 1 });
+    const app = await startApp({ secureCookies: true, trustProxy: ['127.0.0.1'] });
     const response = await fetch(`${app.url}/dev/login`, { method: 'POST', body: form({ id: '1' }), headers: { 'x-forwarded-proto': 'https' } });
     const [sid] = response.headers.getSetCookie().filter((c) => c.startsWith('cotizaciones.sid='));
     expect(sid).toMatch(/; secure/i);

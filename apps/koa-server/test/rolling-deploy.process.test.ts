@@ -105,7 +105,8 @@ describe.skipIf(!existsSync(NGINX) || !urls.redis || !urls.postgres)(
         ACTIVITY_LOG_URL: urls.postgres ?? '',
         ACTIVITY_LOG_TABLE: table,
         DEV_LOGIN: '1',
-        TRUST_PROXY: '1',
+        // nginx connects from 127.0.0.1.
+        TRUST_PROXY: '127.0.0.1',
         // Longer than nginx's fail_timeout (2 s), as in production (5 s): see deploy/nginx.conf.
         SHUTDOWN_DRAIN_MS: '2500',
       };

@@ -1,55 +1,10 @@
 import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStubTokenEndpoint } from '@cotizaciones/adapters/testing';
+import { otlpReceiver, type ExportedSpan } from './support/otlp-receiver.js';
 import { FIELD_PATH, TOKEN, form, startService, type TestService } from './support/service.js';
-
-interface ExportedSpan {
-  readonly traceId: string;
-  readonly spanId: string;
-  readonly parentSpanId: string | undefined;
-  readonly name: string;
-  readonly kind: number;
-  readonly attributes: Record<string, unknown>;
-  readonly status: { readonly code?: number } | undefined;
-  readonly links: ReadonlyArray<{ readonly traceId: string; readonly spanId: string }>;
-}
-
-/** An OTLP/HTTP receiver for `http/json`: what the service exported, as bodies and as spans. */
-async function otlpReceiver() {
-  const bodies: string[] = [];
-  const server: Server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    req.on('end', () => {
-      bodies.push(body);
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const spans = (): ExportedSpan[] =>
-    bodies.flatMap((body) =>
-      (JSON.parse(body) as { resourceSpans: Array<{ scopeSpans: Array<{ spans: Array<Record<string, unknown>> }> }> }).resourceSpans.flatMap((resource) =>
-        resource.scopeSpans.flatMap((scope) =>
-          scope.spans.map((span) => ({
-            traceId: span.traceId as string,
-            spanId: span.spanId as string,
-            parentSpanId: (span.parentSpanId as string | undefined) || undefined,
-            name: span.name as string,
-            kind: span.kind as number,
-            status: span.status as { code?: number } | undefined,
-            links: ((span.links as Array<{ traceId: string; spanId: string }> | undefined) ?? []).map(({ traceId, spanId }) => ({ traceId, spanId })),
-            attributes: Object.fromEntries(
-              (span.attributes as Array<{ key: string; value: Record<string, unknown> }>).map(({ key, value }) => [key, Object.values(value)[0]]),
-            ),
-          })),
-        ),
-      ),
-    );
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, bodies, spans, close: () => server.close() };
-}
 
 const SERVER = 2;
 const CLIENT = 3;
@@ -60,7 +15,8 @@ describe('OpenTelemetry traces (OTEL_EXPORTER_OTLP_ENDPOINT set, http/json)', ()
   let cookie: string;
   beforeAll(async () => {
     receiver = await otlpReceiver();
-    svc = await startService({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' });
+    // The test's requests come from 127.0.0.1, as a proxy's would: their traceparent is taken.
+    svc = await startService({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', TRUST_PROXY: 'loopback' });
     cookie = await svc.signIn();
   });
   afterAll(async () => {
@@ -101,7 +57,7 @@ describe('OpenTelemetry traces (OTEL_EXPORTER_OTLP_ENDPOINT set, http/json)', ()
     expect(linked()?.traceId).not.toBe(server.traceId);
   });
 
-  it('continues the trace an incoming traceparent names', async () => {
+  it('continues the trace an incoming traceparent names (from a trusted proxy)', async () => {
     const answer = await svc.post(FIELD_PATH, form({ id: '13', field: 'estado', value: 'x' }), {
       cookie,
       headers: { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' },

@@ -34,7 +34,7 @@ export function endpoint(useCase: UseCase, settings: EndpointSettings): RequestM
       // Read by the use case only for a signed-in user: anyone else costs no byte of the body.
       params: () => readFormParams(ctx, settings.limits),
       // Assigned with the request id by the request frame, before any route.
-      idempotencyKey: ctx.state.idempotencyKey ?? randomUUID(),
+      idempotencyKey: ctx.state.requestId ?? randomUUID(),
       meta: requestMeta(ctx),
     });
     // The caller could not be identified: the contract's 503, nothing to commit.

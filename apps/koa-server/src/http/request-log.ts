@@ -6,17 +6,15 @@ import type { RequestContext } from './request-state.js';
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 /**
- * The request's id: `X-Request-Id` when it is sane, else generated; echoed back. It is also the
- * change's `Idempotency-Key` when a trusted proxy set it (nginx's `$request_id`, the same on its
- * retry to another instance) or when the service made it; one a client sent straight to the
- * service is only logged, and the key is the service's own: a client never chooses it.
+ * The request's id, echoed back: the `X-Request-Id` a trusted proxy sent (TRUST_PROXY; nginx's
+ * `$request_id`, the same on its retry to another instance) when it is sane, else one the service
+ * makes. It is also the change's `Idempotency-Key`, so a client never chooses it: an id from any other
+ * peer is ignored.
  */
 export function assignRequestId(ctx: RequestContext): void {
-  const incoming = ctx.get('X-Request-Id');
-  const sane = REQUEST_ID.test(incoming);
-  const requestId = sane ? incoming : randomUUID();
+  const incoming = ctx.state.trustedPeer === true ? ctx.get('X-Request-Id') : '';
+  const requestId = REQUEST_ID.test(incoming) ? incoming : randomUUID();
   ctx.state.requestId = requestId;
-  ctx.state.idempotencyKey = sane && !ctx.app.proxy ? randomUUID() : requestId;
   ctx.set('X-Request-Id', requestId);
 }
 

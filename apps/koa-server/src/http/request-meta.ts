@@ -7,9 +7,9 @@ export const USER_AGENT_MAX = 512;
 
 /**
  * What the audit records about the request, from headers the client controls, so checked first:
- * the client IP is an IP address or absent (behind TRUST_PROXY proxies Koa takes it from the
- * right end of X-Forwarded-For: the address the outermost trusted proxy saw), the user agent is
- * cut to {@link USER_AGENT_MAX} characters, and the request id was validated when it was assigned.
+ * the client IP is an IP address or absent (through TRUST_PROXY proxies, the address the outermost
+ * of them saw: trusted-proxies.ts), the user agent is cut to {@link USER_AGENT_MAX} characters, and
+ * the request id was validated when it was assigned.
  */
 export function requestMeta(ctx: RequestContext): RequestMeta {
   const ip = ctx.ip;

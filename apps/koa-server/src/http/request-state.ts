@@ -4,10 +4,10 @@ import type { RequestOutcome } from './request-outcome.js';
 
 /** What the middleware of one request tell each other: the one shape of `ctx.state`. */
 export interface RequestState {
-  /** Set by the request log: X-Request-Id when it is sane, else generated. */
+  /** The peer is a trusted proxy (TRUST_PROXY): its X-Forwarded-*, X-Request-Id and trace context are taken. */
+  trustedPeer?: boolean;
+  /** Set by the request log: a trusted proxy's sane X-Request-Id, else generated; also the upstream's `Idempotency-Key`. */
   requestId?: string;
-  /** Set with the request id: the upstream's `Idempotency-Key` for this request's change. */
-  idempotencyKey?: string;
   /** The signed-in user's id, once the session was asked for it. */
   userId?: string | undefined;
   /** What became of the request; unset for routes other than the endpoints' that did not fail. */

@@ -136,12 +136,14 @@ export function signedCookie(name: string, value: string, key: string): string {
 }
 
 /**
- * A POST through node:http, for headers fetch will not send as given (`Origin`).
- * Answers a fetch-like Response so the same assertions apply.
+ * A POST through node:http, for headers fetch will not send as given (`Origin`), from the loopback
+ * address `from` when given (the peer address the service sees). Answers a fetch-like Response so the
+ * same assertions apply.
  */
-export function rawPost(url: string, body: string | Buffer, headers: Record<string, string>): Promise<Response> {
+export function rawPost(url: string, body: string | Buffer, headers: Record<string, string>, from?: string): Promise<Response> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body), ...headers } }, (res) => {
+    const options = { method: 'POST', ...(from ? { localAddress: from } : {}), headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body), ...headers } };
+    const req = httpRequest(url, options, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => {
