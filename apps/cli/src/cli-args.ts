@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { UsageError } from './usage-error.js';
 
 export const USAGE = `usage: cotizaciones apply <file.csv|file.ndjson> --as <user id> [options]
-       cotizaciones replay-dead-letter [file]
+       cotizaciones replay-dead-letter [file] | --from-log <captured log>
        cotizaciones --help | --version
 
   --as <user id>       the user the changes are made and audited as (required)
@@ -18,7 +18,10 @@ export const USAGE = `usage: cotizaciones apply <file.csv|file.ndjson> --as <use
 
 replay-dead-letter writes the entries of the activity log's dead-letter file
 (default: ACTIVITY_LOG_DEAD_LETTER) to the activity log, keeping in the file
-only those still refused.
+only those not written; safe while the server runs. With --from-log it writes
+the entries a captured server log holds (those the server could store nowhere),
+leaving the log as it is. Either way it skips entries the activity log already
+holds, and writes none that fails the server's own checks.
 
 The upstream, its token and the activity log come from the same environment
 variables as the server (UPSTREAM_BASE_URL, UPSTREAM_TOKEN, ACTIVITY_LOG_URL, …).
@@ -45,6 +48,8 @@ export interface ReplayArgs {
   readonly command: 'replay-dead-letter';
   /** Undefined: ACTIVITY_LOG_DEAD_LETTER. */
   readonly file: string | undefined;
+  /** A captured server log to take the entries from instead. */
+  readonly fromLog?: string | undefined;
 }
 
 export type CliArgs = ApplyArgs | ReplayArgs | { readonly command: 'help' | 'version' };
@@ -64,6 +69,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
         results: { type: 'string' },
         journal: { type: 'string' },
         'max-wait': { type: 'string', default: '60' },
+        'from-log': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
         version: { type: 'boolean', default: false },
       },
@@ -80,10 +86,13 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
   }
   if (rest.length) throw new UsageError(`one file at a time (also got ${rest.join(' ')})`);
   if (command === 'replay-dead-letter') {
-    const given = Object.keys(values).filter((name) => argv.some((arg) => arg === `--${name}` || arg.startsWith(`--${name}=`)));
-    if (given.length) throw new UsageError(`replay-dead-letter takes no option (got --${given[0]})`);
-    return { command, file };
+    const given = Object.keys(values).filter((name) => name !== 'from-log' && argv.some((arg) => arg === `--${name}` || arg.startsWith(`--${name}=`)));
+    if (given.length) throw new UsageError(`replay-dead-letter takes no option but --from-log (got --${given[0]})`);
+    const fromLog = values['from-log'];
+    if (fromLog !== undefined && file !== undefined) throw new UsageError('replay-dead-letter takes a dead-letter file or --from-log <captured log>, not both');
+    return { command, file, fromLog };
   }
+  if (values['from-log'] !== undefined) throw new UsageError('--from-log is replay-dead-letter\'s option');
   if (file === undefined) throw new UsageError('apply needs the file of changes');
   if (!values.as?.trim()) throw new UsageError('--as <user id> is required: every change is made and audited as that user');
   return {

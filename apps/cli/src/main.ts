@@ -17,7 +17,7 @@ async function replay(args: ReplayArgs): Promise<number> {
     () => stop.abort(),
     () => process.exit(1),
   );
-  return replayDeadLetter(config, args.file, stop.signal);
+  return replayDeadLetter(config, args, stop.signal);
 }
 
 async function main(): Promise<number> {

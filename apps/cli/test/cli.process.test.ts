@@ -637,19 +637,40 @@ describe('cotizaciones replay-dead-letter (the built CLI against SQLite)', () =>
   it('writes the set-aside entries, keeps nothing written in the file, and refuses options and bad configuration with exit 2', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cli-replay-'));
     const dead = join(dir, 'dead.jsonl');
-    const entry = { createdAt: '2026-01-01T00:00:00.000Z', module: 'Cotizaciones', eventKey: 'k', description: 'd', entityType: 'cotizacion', entityId: '12', userId: '7', details: null };
-    writeFileSync(dead, `${JSON.stringify({ refusedAt: '2026-01-01T00:00:01.000Z', code: 'X', reason: 'r', entry })}\n`);
+    const entry = { createdAt: '2026-01-01T00:00:00.000Z', module: 'Cotizaciones', eventKey: 'k', description: 'd', entityType: 'cotizacion', entityId: '12', userId: '7', details: null, requestId: 'req-cli-1' };
+    const record = JSON.stringify({ refusedAt: '2026-01-01T00:00:01.000Z', code: 'X', reason: 'r', entry });
+    writeFileSync(dead, `${record}\n`);
     const env = { ACTIVITY_LOG_URL: `sqlite:${join(dir, 'activity.db')}`, ACTIVITY_LOG_DEAD_LETTER: dead };
 
     const ran = await cli(['replay-dead-letter'], env);
     expect(ran.code, ran.stderr).toBe(0);
-    expect(ran.stdout).toBe(`replay-dead-letter: ${dead} → sqlite table activity_log: 1 written, 0 still refused, 0 unreadable, 0 not tried\n`);
+    expect(ran.stdout).toBe(
+      `replay-dead-letter: ${dead} → sqlite table activity_log: 1 written, 0 still refused, 0 unreadable, 0 not tried, 0 already stored, 0 failed the checks, 0 over 64 KiB\n`,
+    );
     expect(readFileSync(dead, 'utf8')).toBe('');
     const store = await openSqlActivityLogStore(env.ACTIVITY_LOG_URL);
     expect(await store.recent(5)).toMatchObject([{ entity_id: '12', user_id: '7', event_key: 'k' }]);
     await store.close();
 
-    expect(await cli(['replay-dead-letter', '--as', '7'], env)).toMatchObject({ code: 2, stderr: expect.stringContaining('replay-dead-letter takes no option (got --as)') as string });
+    // --from-log: the records a captured log holds (behind a prefix), the one already stored skipped, a forged one counted; the log left as it was.
+    const log = join(dir, 'server.log');
+    const forged = JSON.stringify({ refusedAt: '2026-01-01T00:00:02.000Z', code: 'ENOSPC', reason: 'no space', entry: { ...entry, requestId: 'req-cli-2', clientIp: 'not-an-ip' } });
+    const found = JSON.stringify({ refusedAt: '2026-01-01T00:00:03.000Z', code: 'ENOSPC', reason: 'no space', entry: { ...entry, entityId: '13', requestId: 'req-cli-3' } });
+    const captured = `{"level":30,"msg":"listening"}\n2026-01-01T00:00:03.5Z ${record}\n2026-01-01T00:00:04Z ${forged}\n${found}\n`;
+    writeFileSync(log, captured);
+    const fromLog = await cli(['replay-dead-letter', '--from-log', log], env);
+    expect(fromLog).toMatchObject({ code: 1 });
+    expect(fromLog.stdout).toBe(
+      `replay-dead-letter: ${log} (captured log, left as it is) → sqlite table activity_log: 1 written, 0 still refused, 0 unreadable, 0 not tried, 1 already stored, 1 failed the checks, 0 over 64 KiB\n`,
+    );
+    expect(readFileSync(log, 'utf8')).toBe(captured);
+    const after = await openSqlActivityLogStore(env.ACTIVITY_LOG_URL);
+    expect((await after.recent(5)).map((row) => row.request_id)).toEqual(['req-cli-3', 'req-cli-1']);
+    await after.close();
+
+    expect(await cli(['replay-dead-letter', '--as', '7'], env)).toMatchObject({ code: 2, stderr: expect.stringContaining('replay-dead-letter takes no option but --from-log (got --as)') as string });
+    expect(await cli(['replay-dead-letter', dead, '--from-log', log], env)).toMatchObject({ code: 2, stderr: expect.stringContaining('not both') as string });
+    expect(await cli(['apply', 'x.csv', '--as', '7', '--from-log', log], env)).toMatchObject({ code: 2, stderr: expect.stringContaining("--from-log is replay-dead-letter's option") as string });
     expect(await cli(['replay-dead-letter'], { ACTIVITY_LOG_URL: 'memory:' })).toMatchObject({ code: 2, stderr: expect.stringContaining('ACTIVITY_LOG_URL must be sqlite:') as string });
     expect(await cli(['replay-dead-letter'], { ACTIVITY_LOG_TABLE: 'bad table' })).toMatchObject({ code: 2, stderr: expect.stringContaining('configuration error: ACTIVITY_LOG_TABLE') as string });
     rmSync(dir, { recursive: true, force: true });

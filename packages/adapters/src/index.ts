@@ -21,7 +21,9 @@ export { traceHeaders } from './upstream/trace-headers.js';
 export { deadLetterFile, type DeadLetter } from './activity-log/dead-letter-file.js';
 export { lazyActivityLogStore } from './activity-log/lazy-activity-log-store.js';
 export { entryOfRecord, entryRecord, type EntryRecord } from './activity-log/entry-record.js';
-export { replayDeadLetterFile, type ReplayResult } from './activity-log/replay-dead-letter.js';
+export { replayDeadLetterFile } from './activity-log/replay-dead-letter.js';
+export { replayCapturedLog } from './activity-log/replay-captured-log.js';
+export type { ReplayResult, ReplayStore } from './activity-log/replay-entries.js';
 export {
   cookieSessionStore,
   type CookieSessionStore,

@@ -7,7 +7,8 @@ export type { Outcome, OutcomeKind } from './outcome.js';
 export { PortFailure, type FailureCode } from './failure.js';
 export { MESSAGES, type Reply } from './reply.js';
 export { replyFromUpstream } from './upstream-reply.js';
-export { phpIntCast } from './php-int.js';
+export { isInt64, phpIntCast } from './php-int.js';
+export { isRequestId } from './request-id.js';
 export { phpFormParams, STRUCTURED, type FormParams, type FormValue } from './form-params.js';
 export { MODULE } from './audit.js';
 export {

@@ -2,6 +2,11 @@ const INT64_MAX = 9223372036854775807n;
 const INT64_MIN = -9223372036854775808n;
 const TWO_POW_63 = 2 ** 63;
 
+/** Whether `value` fits a signed 64-bit integer: what an entity id is (PHP's int, the tables' BIGINT). */
+export function isInt64(value: bigint): boolean {
+  return value >= INT64_MIN && value <= INT64_MAX;
+}
+
 // PHP's numeric-string grammar: whitespace, sign, digits with an optional fraction, optional exponent.
 const NUMERIC_PREFIX = /^[ \t\n\r\v\f]*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)/;
 

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { isRequestId } from '@cotizaciones/core';
 import { errorSummary, type Log } from '@cotizaciones/runtime';
 import { outcomeOf } from './request-state.js';
 import type { RequestContext } from './request-state.js';
-
-const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 /**
  * The request's id, echoed back: the `X-Request-Id` a trusted proxy sent (TRUST_PROXY; nginx's
@@ -13,7 +12,7 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/;
  */
 export function assignRequestId(ctx: RequestContext): void {
   const incoming = ctx.state.trustedPeer === true ? ctx.get('X-Request-Id') : '';
-  const requestId = REQUEST_ID.test(incoming) ? incoming : randomUUID();
+  const requestId = isRequestId(incoming) ? incoming : randomUUID();
   ctx.state.requestId = requestId;
   ctx.set('X-Request-Id', requestId);
 }

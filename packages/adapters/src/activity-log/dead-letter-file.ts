@@ -1,5 +1,5 @@
-import { appendFile, stat } from 'node:fs/promises';
 import type { ActivityEntry } from '@cotizaciones/core';
+import { lockedByName } from '../fs/locked-by-name.js';
 import { deadLetterLine, type Refusal } from './dead-letter-line.js';
 
 /** Where entries the store refuses are set aside. */
@@ -21,9 +21,11 @@ export const DEAD_LETTER_MAX_BYTES = 64 * 1024 * 1024;
  * A JSON-lines dead-letter file (`ACTIVITY_LOG_DEAD_LETTER`), bounded: a line keeps at most 64 KiB
  * (longer text values are cut, saying how long they were), and the file at most `maxBytes`. Appends
  * are asynchronous (the thread pool does the I/O) and one at a time, so lines never interleave.
- * Each append opens the file by name and reads its size: the replay command may replace it
- * meanwhile. Only the owner may read it (user ids, IPs). Its folder must exist: an adapter creates
- * no folders.
+ * Each append opens the file by name, takes a shared flock on it and checks it is still the file at
+ * that name: the replay command takes the file aside (an exclusive flock, then a rename) and appends
+ * back what it keeps the same way, so a line is never written to a file the replay has already read
+ * (docs/decisions, the dead-letter file's sharing). Only the owner may read it (user ids, IPs). Its
+ * folder must exist: an adapter creates no folders.
  */
 export function deadLetterFile(path: string, options: { maxBytes?: number } = {}): DeadLetter {
   const maxBytes = options.maxBytes ?? DEAD_LETTER_MAX_BYTES;
@@ -32,14 +34,14 @@ export function deadLetterFile(path: string, options: { maxBytes?: number } = {}
     append(entry, refusal, { bounded = true } = {}) {
       const line = deadLetterLine(entry, refusal, new Date());
       const appended = tail.then(async () => {
-        if (bounded) {
-          const size = await stat(path).then(
-            (found) => found.size,
-            () => 0,
-          );
-          if (size + Buffer.byteLength(line) > maxBytes) return false;
+        const file = await lockedByName(path, 'a', 'shared');
+        try {
+          if (bounded && (await file.stat()).size + Buffer.byteLength(line) > maxBytes) return false;
+          // O_APPEND and one write of at most 64 KiB: appenders sharing the lock never interleave.
+          await file.appendFile(line);
+        } finally {
+          await file.close();
         }
-        await appendFile(path, line, { mode: 0o600 });
         return true;
       });
       tail = appended.catch(() => undefined);

@@ -1,93 +1,95 @@
-import { open, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import type { ActivityLogStore } from './activity-log-store.js';
-import { isRefusal } from './activity-store-error.js';
-import { deadLetterLine, entryOfDeadLetterLine } from './dead-letter-line.js';
-
-export interface ReplayResult {
-  /** Entries now in the store, removed from the file. */
-  readonly written: number;
-  /** Entries the store still refuses, kept (with the new reason). */
-  readonly stillRefused: number;
-  /** Lines that hold no entry, kept as they are for a person to look at. */
-  readonly unreadable: number;
-  /** Entries not tried because the replay stopped (store unavailable, interrupted), kept. */
-  readonly notTried: number;
-  /** Why the replay stopped early, if it did. */
-  readonly stoppedBy?: string;
-}
+import { createReadStream } from 'node:fs';
+import { open, rename, rm, stat } from 'node:fs/promises';
+import { cappedLines } from '../fs/capped-lines.js';
+import { lockedByName, lockedByNameIfFree } from '../fs/locked-by-name.js';
+import { entryOfDeadLetterLine, MAX_LINE_BYTES } from './dead-letter-line.js';
+import { NOTHING_REPLAYED, replayLines, type ReplayLine, type ReplayResult, type ReplayStore } from './replay-entries.js';
 
 /**
- * Writes every entry of a dead-letter file to `store`, one at a time, and
- * rewrites the file to keep only what was not written. Running it again only
- * retries what is left. The file is replaced atomically (a temporary file,
- * then a rename); lines a running service appended meanwhile are carried
- * over. A lock file keeps two replays of one file from running at once.
+ * Writes every entry of a dead-letter file to `store` and leaves in the file only what was not
+ * written, while a running service may go on appending to it. The file is shared by flock
+ * (docs/decisions, the dead-letter file's sharing): the replay holds the file's exclusive lock only
+ * to rename it aside (`<file>.replaying`) at its start and to append what it keeps back at its end;
+ * in between, the service's appends (shared lock, opened by name) go to a new file at the name. The
+ * aside file is read as a stream, and the lines kept are written to `<file>.kept` as they come. A
+ * replay killed midway leaves the aside file, which the next replay takes up first; what the killed
+ * one had written is then skipped by request id. A flock on `<file>.replay-lock` keeps two replays of
+ * one file from running at once (released if the process dies).
  */
-export async function replayDeadLetterFile(path: string, store: ActivityLogStore, options: { signal?: AbortSignal } = {}): Promise<ReplayResult> {
-  const lock = await open(`${path}.replay-lock`, 'wx').catch((error: unknown) => {
-    if (isCode(error, 'EEXIST')) throw new Error(`${path}.replay-lock exists: another replay is running (or one was killed: then remove the lock file)`);
-    if (isCode(error, 'ENOENT')) return undefined; // no directory: no dead-letter file either
+export async function replayDeadLetterFile(path: string, store: ReplayStore, options: { signal?: AbortSignal } = {}): Promise<ReplayResult> {
+  const lockPath = `${path}.replay-lock`;
+  const lock = await lockedByNameIfFree(lockPath, 'a', 'exclusive').catch((error: unknown) => {
+    if (isCode(error, 'ENOENT')) return null; // no folder: no dead-letter file either
     throw error;
   });
-  if (!lock) return { written: 0, stillRefused: 0, unreadable: 0, notTried: 0 };
+  if (lock === null) return NOTHING_REPLAYED;
+  if (lock === undefined) throw new Error(`another replay of ${path} is running (it holds ${lockPath})`);
   try {
-    return await replayLocked(path, store, options.signal);
+    const aside = `${path}.replaying`;
+    if (!(await exists(aside)) && !(await takeAside(path, aside))) return NOTHING_REPLAYED;
+    const keptPath = `${path}.kept`;
+    const kept = await open(keptPath, 'w', 0o600);
+    let result: ReplayResult;
+    try {
+      result = await replayLines(deadLetterLines(aside), store, (line) => kept.appendFile(`${line}\n`), options.signal);
+      await kept.sync();
+    } finally {
+      await kept.close();
+    }
+    await appendBack(keptPath, path);
+    // A replay killed between the append above and this removal leaves the kept lines twice in the
+    // file: the next replay writes each entry once all the same (it skips what the store holds).
+    await rm(aside);
+    await rm(keptPath);
+    return result;
   } finally {
+    // Removed while still held: a replay waiting on this inode finds it gone and opens the name anew.
+    await rm(lockPath, { force: true });
     await lock.close();
-    await rm(`${path}.replay-lock`, { force: true });
   }
 }
 
-async function replayLocked(path: string, store: ActivityLogStore, signal: AbortSignal | undefined): Promise<ReplayResult> {
-  const content = await readFile(path).catch((error: unknown) => {
+async function* deadLetterLines(path: string): AsyncGenerator<ReplayLine> {
+  for await (const read of cappedLines(path, MAX_LINE_BYTES - 1)) {
+    if ('oversizedBytes' in read) yield read;
+    else if (read.text.trim() !== '') yield { line: read.text, entry: entryOfDeadLetterLine(read.text) };
+  }
+}
+
+/** Renames the file aside under its exclusive lock: no append is under way, and later ones open the name anew. False when there is no file. */
+async function takeAside(path: string, aside: string): Promise<boolean> {
+  const file = await lockedByName(path, 'r', 'exclusive').catch((error: unknown) => {
     if (isCode(error, 'ENOENT')) return undefined;
     throw error;
   });
-  if (content === undefined) return { written: 0, stillRefused: 0, unreadable: 0, notTried: 0 };
-
-  const kept: string[] = [];
-  let written = 0;
-  let stillRefused = 0;
-  let unreadable = 0;
-  let notTried = 0;
-  let stoppedBy: string | undefined;
-  for (const line of content.toString('utf8').split('\n')) {
-    if (line.trim() === '') continue;
-    if (stoppedBy === undefined && signal?.aborted) stoppedBy = 'interrupted';
-    if (stoppedBy !== undefined) {
-      notTried += 1;
-      kept.push(`${line}\n`);
-      continue;
-    }
-    const entry = entryOfDeadLetterLine(line);
-    if (!entry) {
-      unreadable += 1;
-      kept.push(`${line}\n`);
-      continue;
-    }
-    try {
-      await store.write([entry]);
-      written += 1;
-    } catch (error) {
-      if (isRefusal(error)) {
-        stillRefused += 1;
-        kept.push(deadLetterLine(entry, { code: error.code, reason: error.message }, new Date()));
-      } else {
-        stoppedBy = `the store is unavailable: ${error instanceof Error ? error.message : String(error)}`;
-        notTried += 1;
-        kept.push(`${line}\n`);
-      }
-    }
+  if (!file) return false;
+  try {
+    await rename(path, aside);
+    return true;
+  } finally {
+    await file.close();
   }
+}
 
-  // What a running service appended while the entries were written (it opens the file by name on
-  // each append, so after the rename its next line goes to the new file).
-  const now = await readFile(path);
-  const appended = now.subarray(Math.min(content.length, now.length));
-  const temporary = `${path}.${process.pid}.tmp`;
-  await writeFile(temporary, Buffer.concat([Buffer.from(kept.join('')), appended]), { mode: 0o600 });
-  await rename(temporary, path);
-  return { written, stillRefused, unreadable, notTried, ...(stoppedBy === undefined ? {} : { stoppedBy }) };
+/** Appends the kept lines to the file at `path` (created if the service has not since), under its exclusive lock so no line of the service's lands among them. */
+async function appendBack(keptPath: string, path: string): Promise<void> {
+  const file = await lockedByName(path, 'a', 'exclusive');
+  try {
+    for await (const chunk of createReadStream(keptPath) as AsyncIterable<Buffer>) await file.appendFile(chunk);
+    await file.sync();
+  } finally {
+    await file.close();
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    (error: unknown) => {
+      if (isCode(error, 'ENOENT')) return false;
+      throw error;
+    },
+  );
 }
 
 function isCode(error: unknown, code: string): boolean {
