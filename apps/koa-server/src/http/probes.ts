@@ -19,7 +19,7 @@ const HEALTHY: ProbeAnswer = { status: 200, body: '{"ok":true}' };
  * `/readyz` from what the last check found: 503 only for what stops the endpoints from answering
  * (`reasons`); what they do without (`degraded`) is named in a 200.
  */
-export function readinessAnswer({ reasons, degraded }: Readiness): ProbeAnswer {
+function readinessAnswer({ reasons, degraded }: Readiness): ProbeAnswer {
   const named = degraded.length > 0 ? { degraded } : {};
   return reasons.length > 0 ? { status: 503, body: JSON.stringify({ ok: false, reasons, ...named }) } : { status: 200, body: JSON.stringify({ ok: true, ...named }) };
 }
@@ -52,12 +52,14 @@ export function probesAheadOfLine(readiness: () => Readiness): (req: IncomingMes
   return (req, res) => {
     if (req.method !== 'GET' || req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined) return false;
     const path = pathOf(req.url ?? '');
-    if (path !== '/healthz' && path !== '/readyz') return false;
+    if (!isProbePath(path)) return false;
     const { status, body } = answer(path);
     res.writeHead(status, { ...SERVER_JSON_HEADERS, 'Content-Length': Buffer.byteLength(body) }).end(body);
     return true;
   };
 }
+
+const isProbePath = (path: string): path is ProbePath => (PROBE_PATHS as readonly string[]).includes(path);
 
 /** The request target without its query, as the router matches it. */
 function pathOf(url: string): string {
