@@ -28,7 +28,7 @@ async function storeFor(config: SessionConfig, log: Log): Promise<SessionStore> 
       ...config.phpSession,
       // The problem carries a hash of the session id at most, never the id.
       onProblem: (problem) => {
-        const line = { problem: problem.kind, session: problem.sessionHash, detail: problem.detail };
+        const line = { problem: problem.kind, session: problem.sessionHash, detail: problem.detail, unreported: problem.unreported };
         // Idle sessions are the PHP app's own rule working; the rest is worth a look.
         if (problem.kind === 'idle') log.info(line, 'PHP session idle: answered as signed out');
         else log.warn(line, 'PHP session answered as signed out or not touched');

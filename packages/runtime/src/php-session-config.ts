@@ -30,6 +30,7 @@ const PhpSessionEnv = z.object({
   PHP_SESSION_IDLE_SECONDS: ownWords(seconds.optional()),
   PHP_SESSION_TOUCH: ownWords(z.string().trim().pipe(z.enum(TOUCH_MODES, quoting('is not one of none, expiry, activity'))).default('expiry')),
   PHP_SESSION_MAX_BYTES: integer(1024, 64 * 1024 * 1024, 1024 * 1024).describe('a number of bytes from 1024 to 67108864'),
+  PHP_SESSION_LOCK_WAITERS: integer(1, 10_000, 8).describe('a number of requests from 1 to 10000'),
 });
 
 /** The order problems are listed in: the schema's, whichever check found them. */
@@ -52,6 +53,7 @@ export function readPhpSessionConfig(env: Environment, problems: ConfigProblems)
     userKey: e.PHP_SESSION_USER_KEY,
     touch: e.PHP_SESSION_TOUCH,
     maxBytes: e.PHP_SESSION_MAX_BYTES,
+    lockWaiters: e.PHP_SESSION_LOCK_WAITERS,
     ...(e.PHP_SESSION_ACTIVITY_KEY === undefined ? {} : { activityKey: e.PHP_SESSION_ACTIVITY_KEY }),
     ...(e.PHP_SESSION_IDLE_SECONDS === undefined ? {} : { idleSeconds: e.PHP_SESSION_IDLE_SECONDS }),
   };

@@ -26,6 +26,7 @@ describe('PHP_SESSION_* variables (SESSION_STORE=php)', () => {
       userKey: 'user',
       touch: 'expiry',
       maxBytes: 1048576,
+      lockWaiters: 8,
     });
     expect(problems({})).toEqual([expect.stringMatching(/^PHP_SESSION_SAVE_PATH required/) as string]);
     expect(readSessionConfig({ PHP_SESSION_SAVE_HANDLER: 'memcached' }, new Map()).phpSession).toBeUndefined();
@@ -44,8 +45,9 @@ describe('PHP_SESSION_* variables (SESSION_STORE=php)', () => {
         PHP_SESSION_IDLE_SECONDS: '1800',
         PHP_SESSION_TOUCH: 'activity',
         PHP_SESSION_MAX_BYTES: '262144',
+        PHP_SESSION_LOCK_WAITERS: ' 32',
       }),
-    ).toMatchObject({ maxBytes: 262144, saveHandler: 'redis', serializeHandler: 'php_serialize', name: 'APPSESS', gcMaxLifetimeSeconds: 3600, userKey: 'usuario', activityKey: 'LAST_ACTIVITY', idleSeconds: 1800, touch: 'activity' });
+    ).toMatchObject({ lockWaiters: 32, maxBytes: 262144, saveHandler: 'redis', serializeHandler: 'php_serialize', name: 'APPSESS', gcMaxLifetimeSeconds: 3600, userKey: 'usuario', activityKey: 'LAST_ACTIVITY', idleSeconds: 1800, touch: 'activity' });
   });
 
   it('refuses what it cannot honour, one line per variable in the order of the variables, never printing a secret', () => {
@@ -59,6 +61,7 @@ describe('PHP_SESSION_* variables (SESSION_STORE=php)', () => {
         PHP_SESSION_USER_KEY: 'a|b',
         PHP_SESSION_ACTIVITY_KEY: 'LAST_ACTIVITY',
         PHP_SESSION_TOUCH: 'always',
+        PHP_SESSION_LOCK_WAITERS: '0',
       }),
     ).toEqual([
       'PHP_SESSION_SAVE_HANDLER "memcached" is not supported: expected files or redis (phpredis)',
@@ -68,7 +71,9 @@ describe('PHP_SESSION_* variables (SESSION_STORE=php)', () => {
       'PHP_SESSION_USER_KEY cannot contain "|" (PHP ends a session key there)',
       'PHP_SESSION_IDLE_SECONDS is required with PHP_SESSION_ACTIVITY_KEY (the session-control step: set both or neither)',
       'PHP_SESSION_TOUCH "always" is not one of none, expiry, activity',
+      'PHP_SESSION_LOCK_WAITERS must be a number of requests from 1 to 10000 (got "0")',
     ]);
+    expect(problems({ PHP_SESSION_SAVE_PATH: '/x', PHP_SESSION_LOCK_WAITERS: 'many' })).toEqual(['PHP_SESSION_LOCK_WAITERS must be a number of requests from 1 to 10000 (got "many")']);
     expect(problems({ PHP_SESSION_SAVE_PATH: '/x', PHP_SESSION_IDLE_SECONDS: '60' })).toEqual([
       'PHP_SESSION_ACTIVITY_KEY is required with PHP_SESSION_IDLE_SECONDS (the session-control step: set both or neither)',
     ]);
@@ -90,7 +95,7 @@ describe('PHP_SESSION_* variables (SESSION_STORE=php)', () => {
     expect(problems({ PHP_SESSION_SAVE_HANDLER: 'memcached', PHP_SESSION_SAVE_PATH: 'tcp://a:1' })).toHaveLength(1);
   });
 
-  it("refuses touch=activity with files (Node cannot take PHP's flock) and without an activity key", () => {
+  it("refuses touch=activity with files (it would rewrite the file under PHP's lock) and without an activity key", () => {
     expect(problems({ PHP_SESSION_SAVE_PATH: '/x', PHP_SESSION_ACTIVITY_KEY: 'LAST', PHP_SESSION_IDLE_SECONDS: '60', PHP_SESSION_TOUCH: 'activity' })).toEqual([
       expect.stringMatching(/^PHP_SESSION_TOUCH=activity is not supported with the files handler/) as string,
     ]);

@@ -1,4 +1,4 @@
-import { MESSAGES } from '@cotizaciones/core';
+import { MESSAGES, SessionUnavailableError } from '@cotizaciones/core';
 
 /** A request refused at the protocol level, before any use case runs. */
 export class Rejection extends Error {
@@ -20,7 +20,13 @@ export const REJECTIONS = {
   methodNotAllowed: (allow: string) => new Rejection(405, 'Método no permitido.', { headers: { Allow: allow } }),
   tooLarge: (cause?: unknown) => new Rejection(413, 'Solicitud demasiado grande.', { cause }),
   malformed: (cause?: unknown) => new Rejection(400, 'Solicitud inválida.', { cause }),
-  unavailable: (cause?: unknown) => new Rejection(503, MESSAGES.unavailable, { cause }),
+  unavailable: (cause?: unknown) => new Rejection(503, MESSAGES.unavailable, { cause, headers: retryAfter(cause) }),
   notFound: () => new Rejection(404, 'No encontrado.'),
   crossSite: () => new Rejection(403, 'Origen no permitido.'),
 } as const;
+
+/** `Retry-After` when the session adapter turned the request away to stay within its bounds (PHP's lock waiters). */
+function retryAfter(cause: unknown): Record<string, string> {
+  const seconds = cause instanceof SessionUnavailableError ? cause.retryAfterSeconds : undefined;
+  return seconds === undefined ? {} : { 'Retry-After': String(seconds) };
+}

@@ -32,6 +32,8 @@ export interface PhpSessionSettings {
   readonly touch?: PhpSessionTouch;
   /** Largest session read, in bytes, checked before anything is transferred. Default 1 MiB. */
   readonly maxBytes?: number;
+  /** `files`: how many requests may wait on PHP's session locks at once. Default 8. */
+  readonly lockWaiters?: number;
 }
 
 /** A rule between settings that a set of them breaks: the PHP_SESSION_* variable to blame, and the whole line. */
@@ -62,7 +64,7 @@ export function phpSettingsProblems(settings: PhpSessionSettings): PhpSettingsPr
   if (touch === 'activity' && settings.saveHandler === 'files') {
     problems.push({
       variable: 'PHP_SESSION_TOUCH',
-      line: 'PHP_SESSION_TOUCH=activity is not supported with the files handler: PHP rewrites a session file under its own flock, which Node cannot take, so writing the activity time could clobber or be clobbered by a PHP request; use expiry (or the redis handler)',
+      line: 'PHP_SESSION_TOUCH=activity is not supported with the files handler: PHP rewrites a session file under its own flock, so writing the activity time would mean rewriting the file under that lock, holding up the PHP requests of that session, which the service does not do; use expiry (or the redis handler)',
     });
   } else if (touch === 'activity' && activityKey === undefined) {
     problems.push({ variable: 'PHP_SESSION_TOUCH', line: 'PHP_SESSION_TOUCH activity needs PHP_SESSION_ACTIVITY_KEY' });

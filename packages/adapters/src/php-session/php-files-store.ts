@@ -7,11 +7,15 @@ import { SessionUnavailableError } from '@cotizaciones/core';
 import type { FilesSavePath } from './save-path.js';
 import { expiryDue, type PhpSaveHandlerStore, type StoredSession } from './save-handler-store.js';
 import { readCache } from './read-cache.js';
-import { sharedLock } from './shared-lock.js';
+import { sharedLocks } from './shared-lock.js';
 
 export interface FilesStoreOptions extends FilesSavePath {
   readonly gcMaxLifetimeSeconds: number;
   readonly maxBytes: number;
+  /** How many requests may wait on PHP's locks at once, across all sessions; past it, 503 with a retry hint. */
+  readonly maxLockWaiters: number;
+  /** Told each time the number of requests waiting on PHP's locks changes. */
+  readonly onLockWaiters?: (waiting: number) => void;
   readonly now: () => number;
   /** Told once when the files cannot be touched (their owner is another user). */
   readonly onTouchRefused: (error: Error) => void;
@@ -20,17 +24,22 @@ export interface FilesStoreOptions extends FilesSavePath {
 const ABSENT: StoredSession = { kind: 'absent' };
 /** How long a read waits for a PHP request holding the session's lock, as a second PHP request would; then 503. */
 const LOCK_WAIT_MS = 2_000;
-/** A file changed this close before its read is not cached: a rewrite in the same clock tick could look the same. */
+/**
+ * A file changed this close before its read may be PHP's write in progress (and a rewrite in the same
+ * clock tick could look the same): it is neither cached nor, empty or undecodable, taken as final.
+ */
 const RACY_MS = 1_000;
 
 /**
  * PHP's `files` handler: `sess_<id>` under the save path. PHP rewrites a session by truncate then
  * write, under its exclusive flock for the whole request. A read first goes without the lock (the
- * common case, and cheap); one that comes back empty, or that the caller cannot decode, is read
- * again under a shared flock, so a PHP write in progress is waited for (up to LOCK_WAIT_MS, then
- * 503) and never seen half done. Like PHP's mod_files, only a regular file (no symlink) owned by
- * this process's user or root is trusted — the directory is world-writable (1733), and anyone could
- * plant a session there.
+ * common case, and cheap). A file unchanged for over RACY_MS is final as read, whatever it holds:
+ * no write was in progress. One changed lately that comes back empty, or that the caller cannot
+ * decode, is read again (`consistent`) under a shared flock, or as PHP's next version if PHP
+ * writes it meanwhile, so a PHP write in progress is waited for (up to LOCK_WAIT_MS, then 503) and
+ * never taken as final half done. Like PHP's mod_files, only a regular
+ * file (no symlink) owned by this process's user or root is trusted — the directory is
+ * world-writable (1733), and anyone could plant a session there.
  */
 export function phpFilesStore(options: FilesStoreOptions): PhpSaveHandlerStore {
   const uid = process.geteuid?.() ?? 0;
@@ -49,6 +58,7 @@ export function phpFilesStore(options: FilesStoreOptions): PhpSaveHandlerStore {
     }
   }
 
+  const locks = sharedLocks({ maxWaiters: options.maxLockWaiters, waitMs: LOCK_WAIT_MS, ...(options.onLockWaiters ? { onWaiters: options.onLockWaiters } : {}) });
   const cache = readCache({ maxEntries: 10_000, maxBytes: 16 * 1024 * 1024, maxEntryBytes: 64 * 1024, racyMs: RACY_MS });
 
   /** What the file's metadata alone decides: refused, gone (GC would delete it), too large; undefined: read it. */
@@ -92,7 +102,8 @@ export function phpFilesStore(options: FilesStoreOptions): PhpSaveHandlerStore {
     const verdict = judged(stat);
     if (verdict) return verdict;
     const bytes = cache.get(id, stat);
-    return bytes && { kind: 'data', bytes, modifiedMs: Number(stat.mtimeNs / 1_000_000n) };
+    // Only versions unchanged for over RACY_MS before their read are kept: final.
+    return bytes && { kind: 'data', bytes, modifiedMs: Number(stat.mtimeNs / 1_000_000n), final: true };
   }
 
   async function readOnce(id: string, locked: boolean): Promise<StoredSession> {
@@ -107,10 +118,19 @@ export function phpFilesStore(options: FilesStoreOptions): PhpSaveHandlerStore {
       const stat = fstatSync(fd, { bigint: true });
       const verdict = judged(stat);
       if (verdict) return verdict;
-      if (locked) {
-        const lock = await sharedLock(fd, LOCK_WAIT_MS);
+      // A file unchanged for over RACY_MS has no write in progress: read as it is, without the lock.
+      const lockedRead = locked && !changedBefore(stat, started - RACY_MS);
+      if (lockedRead) {
+        const lock = await locks.take(fd, () => {
+          const now = fstatSync(fd, { bigint: true });
+          return now.ctimeNs !== stat.ctimeNs || now.size !== stat.size;
+        });
+        // PHP wrote meanwhile: its new version, read as any other (and waited for again if that is not final).
+        if (lock === 'changed') return await readOnce(id, false);
         if (lock === 'timeout') throw new SessionUnavailableError(`a PHP request has held this session's lock for over ${LOCK_WAIT_MS} ms`);
-        if (lock === 'unavailable') throw new SessionUnavailableError("PHP's session lock cannot be taken: the flock command (util-linux) is missing or failed");
+        if (lock === 'busy') {
+          throw new SessionUnavailableError(`${options.maxLockWaiters} requests already wait on PHP's session locks`, { retryAfterSeconds: 1 });
+        }
       }
       // Read to the end, not to the size fstat saw: PHP may be writing a longer session right now.
       const chunks: Buffer[] = [];
@@ -126,9 +146,11 @@ export function phpFilesStore(options: FilesStoreOptions): PhpSaveHandlerStore {
         if (bytesRead < chunk.length) break;
       }
       const bytes = chunks.length === 0 ? new Uint8Array(0) : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
-      // The bytes are this version's only if no write came between the fstat and the end of the read.
-      if (Number(stat.size) === total) cache.set(id, stat, bytes, started);
-      return { kind: 'data', bytes, modifiedMs: Number(stat.mtimeNs / 1_000_000n) };
+      // Settled: this version's bytes (no write came between the fstat and the end of the read, which
+      // would have changed the size or the change time), and a version older than RACY_MS.
+      const settled = Number(stat.size) === total && changedBefore(stat, started - RACY_MS) && fstatSync(fd, { bigint: true }).ctimeNs === stat.ctimeNs;
+      if (settled) cache.set(id, stat, bytes, started);
+      return { kind: 'data', bytes, modifiedMs: Number(stat.mtimeNs / 1_000_000n), final: settled || lockedRead };
     } catch (error) {
       if (error instanceof SessionUnavailableError) throw error;
       throw new SessionUnavailableError('a PHP session file cannot be read', { cause: withoutPath(error) });
@@ -143,10 +165,7 @@ export function phpFilesStore(options: FilesStoreOptions): PhpSaveHandlerStore {
       // The file calls are synchronous: the event loop gets its turn first, as with an asynchronous
       // read, so that callers reading in a loop never starve timers and I/O.
       await nextTurn();
-      const stored = (!consistent && (await cached(id))) || (await readOnce(id, consistent));
-      // Empty without the lock may be PHP between its truncate and its write: read again under the lock.
-      if (!consistent && stored.kind === 'data' && stored.bytes.length === 0) return readOnce(id, true);
-      return stored;
+      return (!consistent && (await cached(id))) || (await readOnce(id, consistent));
     },
     async touchExpiry(id, modifiedMs) {
       // Moved lately (by PHP or by us): the session is far from GC's reach still.
@@ -175,6 +194,10 @@ export function phpFilesStore(options: FilesStoreOptions): PhpSaveHandlerStore {
       return Promise.resolve();
     },
   };
+}
+
+function changedBefore(stat: BigIntStats, ms: number): boolean {
+  return Number(stat.ctimeNs / 1_000_000n) < ms;
 }
 
 /** A file error without its message: Node puts the path, and so the session id, in it. */

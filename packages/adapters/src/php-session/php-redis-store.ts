@@ -79,7 +79,8 @@ export function phpRedisStore(options: RedisStoreOptions): PhpSaveHandlerStore {
       const [bytes, ttlMs] = reply;
       // PHP writes with SETEX gc_maxlifetime: the expiry was last moved gc_maxlifetime before it falls.
       // A key without one (TTL -1) says nothing: it is touched.
-      return ttlMs < 0 ? { kind: 'data', bytes } : { kind: 'data', bytes, modifiedMs: options.now() + ttlMs - options.gcMaxLifetimeSeconds * 1000 };
+      // A Redis value is written whole: always final.
+      return ttlMs < 0 ? { kind: 'data', bytes, final: true } : { kind: 'data', bytes, final: true, modifiedMs: options.now() + ttlMs - options.gcMaxLifetimeSeconds * 1000 };
     },
     async touchExpiry(id, modifiedMs) {
       if (!expiryDue(modifiedMs, options.now(), options.gcMaxLifetimeSeconds)) return;

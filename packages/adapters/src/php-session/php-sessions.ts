@@ -1,4 +1,5 @@
-import { controlledSession, toSessionUser, type Session, type SessionCheck, type SessionControl, type SessionUser } from '@cotizaciones/core';
+import { controlledSession, SessionUnavailableError, toSessionUser, type Session, type SessionCheck, type SessionControl, type SessionUser } from '@cotizaciones/core';
+import { locksAvailable } from '../fs/flock.js';
 import { phpFilesStore } from './php-files-store.js';
 import { phpSettingsProblems, type PhpSessionSettings } from './options.js';
 import { PhpSessionDecodeError, type PhpValue } from './php-value.js';
@@ -8,6 +9,7 @@ import { sessionIdFromCookies, sessionIdHash } from './session-id.js';
 import type { PhpSaveHandlerStore } from './save-handler-store.js';
 import type { PhpSessionStore } from '../session/session-store.js';
 import { phpRedisStore } from './php-redis-store.js';
+import { rateLimitedReport } from './rate-limited-report.js';
 import { toPlain } from './to-plain.js';
 
 export interface PhpSessionsOptions extends PhpSessionSettings {
@@ -17,6 +19,8 @@ export interface PhpSessionsOptions extends PhpSessionSettings {
   readonly onProblem?: (problem: PhpSessionProblem) => void;
   /** Told when the Redis connection fails. */
   readonly onConnectionError?: (error: Error) => void;
+  /** Told each time the number of requests waiting on PHP's file locks changes. */
+  readonly onLockWaiters?: (waiting: number) => void;
 }
 
 export interface PhpSessionProblem {
@@ -34,6 +38,8 @@ export interface PhpSessionProblem {
   /** A hash of the session id, never the id. */
   readonly sessionHash?: string;
   readonly detail?: string;
+  /** How many more of this kind were not reported since the last report of it (empty and undecodable sessions are reported at most once a minute). */
+  readonly unreported?: number;
 }
 
 /** A start-up configuration the adapter cannot honour. */
@@ -42,6 +48,11 @@ export class PhpSessionConfigError extends Error {
 }
 
 const DEFAULT_MAX_BYTES = 1024 * 1024;
+const DEFAULT_LOCK_WAITERS = 8;
+/** Reads of one session that found PHP mid-write, each time a new version, before the request gives up (503). */
+const MAX_READS = 8;
+/** Empty and undecodable sessions are said at most this often: any visitor can make one per request. */
+const REPEATED_PROBLEM_EVERY_MS = 60_000;
 const NO_SESSION: Session = { currentUser: () => Promise.resolve(undefined) };
 
 /**
@@ -59,6 +70,7 @@ export function phpSessions(options: PhpSessionsOptions): PhpSessionStore {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   const now = options.now ?? Date.now;
   const report = options.onProblem ?? (() => undefined);
+  const reportRepeated = rateLimitedReport(report, REPEATED_PROBLEM_EVERY_MS, now);
   const { activityKey, idleSeconds } = options;
   const [problem] = phpSettingsProblems(options);
   if (problem) throw new PhpSessionConfigError(problem.line);
@@ -71,26 +83,32 @@ export function phpSessions(options: PhpSessionsOptions): PhpSessionStore {
   async function load(id: string): Promise<{ session: DecodedPhpSession; modifiedMs: number | undefined } | undefined> {
     // A hash for a report only: most reads have none to make.
     const hash = () => sessionIdHash(id);
-    // A read that does not decode may have caught PHP mid-write: read again as PHP's lock guarantees it.
-    for (const consistent of [false, true]) {
-      const stored = await store.read(id, consistent);
+    // An empty or undecodable read that is not final may have caught PHP mid-write: read again, as
+    // PHP's lock guarantees it or as PHP's next write leaves it.
+    for (let reads = 1; ; reads += 1) {
+      const stored = await store.read(id, reads > 1);
       if (stored.kind === 'absent') return undefined;
       if (stored.kind === 'refused') {
         report({ kind: stored.reason, sessionHash: hash(), ...(stored.detail === undefined ? {} : { detail: stored.detail }) });
         return undefined;
       }
+      let problem: PhpSessionProblem;
       if (stored.bytes.length === 0) {
-        report({ kind: 'empty', sessionHash: hash() });
+        problem = { kind: 'empty', sessionHash: hash() };
+      } else {
+        try {
+          return { session: decodePhpSession(stored.bytes, format, { maxBytes }, used), modifiedMs: stored.modifiedMs };
+        } catch (error) {
+          if (!(error instanceof PhpSessionDecodeError)) throw error;
+          problem = { kind: 'undecodable', sessionHash: hash(), detail: error.message };
+        }
+      }
+      if (stored.final) {
+        reportRepeated(problem);
         return undefined;
       }
-      try {
-        return { session: decodePhpSession(stored.bytes, format, { maxBytes }, used), modifiedMs: stored.modifiedMs };
-      } catch (error) {
-        if (!(error instanceof PhpSessionDecodeError)) throw error;
-        if (consistent) report({ kind: 'undecodable', sessionHash: hash(), detail: error.message });
-      }
+      if (reads === MAX_READS) throw new SessionUnavailableError(`the PHP session was caught mid-write ${MAX_READS} times in a row`);
     }
-    return undefined;
   }
 
   let shapeReported = false;
@@ -194,10 +212,18 @@ function openStore(
   const { gcMaxLifetimeSeconds, maxBytes, now, report } = settings;
   if (options.saveHandler === 'files') {
     const savePath = parseFilesSavePath(options.savePath);
+    // Checked once here rather than failing every request that meets a PHP write in progress.
+    if (!locksAvailable()) {
+      throw new PhpSessionConfigError(
+        "PHP_SESSION_SAVE_HANDLER=files needs flock(2), PHP's own lock, which the service takes through koffi: koffi's prebuilt binary did not load on this platform (is the optional package for this platform installed?)",
+      );
+    }
     return phpFilesStore({
       ...savePath,
       gcMaxLifetimeSeconds,
       maxBytes,
+      maxLockWaiters: options.lockWaiters ?? DEFAULT_LOCK_WAITERS,
+      ...(options.onLockWaiters ? { onLockWaiters: options.onLockWaiters } : {}),
       now,
       onTouchRefused: (error) =>
         report({

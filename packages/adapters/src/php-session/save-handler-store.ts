@@ -2,9 +2,11 @@
 export type StoredSession =
   /**
    * `modifiedMs`: when the store last moved the session's expiry, where it says (a file's
-   * modification time; for Redis, gc_maxlifetime before the key's expiry).
+   * modification time; for Redis, gc_maxlifetime before the key's expiry). `final`: no write was in
+   * progress (a store whose writes are atomic; a file read under PHP's lock, or unchanged for over a
+   * second), so the bytes are the session's even empty or undecodable; otherwise they are read again.
    */
-  | { readonly kind: 'data'; readonly bytes: Uint8Array; readonly modifiedMs?: number }
+  | { readonly kind: 'data'; readonly bytes: Uint8Array; readonly modifiedMs?: number; readonly final: boolean }
   /** No such session (never created, destroyed, or past gc_maxlifetime). */
   | { readonly kind: 'absent' }
   /** There is something, but it must not be trusted or read: the reason is logged. */
@@ -27,8 +29,9 @@ export type RewriteResult = 'written' | 'unchanged' | 'yielded' | 'absent';
  */
 export interface PhpSaveHandlerStore {
   /**
-   * The session's bytes. `consistent`: as PHP's own lock guarantees them, never half written (a
-   * store whose writes are atomic always reads so); asked for when a read did not decode.
+   * The session's bytes. `consistent`: wait for PHP's own lock, or for PHP's next write (a store
+   * whose writes are atomic always reads final bytes); asked for when a read that is not final did
+   * not decode.
    */
   read(id: string, consistent?: boolean): Promise<StoredSession>;
   /**

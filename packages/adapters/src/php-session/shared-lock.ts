@@ -1,19 +1,65 @@
-import { spawn } from 'node:child_process';
-
-export type SharedLock = 'locked' | 'timeout' | 'unavailable';
+import { setTimeout as pause } from 'node:timers/promises';
+import { tryLock } from '../fs/flock.js';
 
 /**
- * Takes PHP's lock, shared, on an open file: util-linux's `flock --shared` on the descriptor, which
- * the child inherits as its stdin. A flock belongs to the open file description, so the lock stays
- * with this process's descriptor after the child exits, until it is closed. Node has no flock, and
- * the npm lock packages take fcntl locks, which do not see PHP's. The cost (one short-lived process)
- * is paid only on the slow path: a read that came back empty or undecodable.
+ * `changed`: the file changed while the lock was waited for (PHP wrote it, and may hold the lock on
+ * for its next request); `busy`: as many requests as allowed already wait on PHP's locks, this one
+ * was not made to wait.
  */
-export function sharedLock(fd: number, waitMs: number): Promise<SharedLock> {
-  return new Promise((resolve) => {
-    const child = spawn('flock', ['--shared', '--wait', (waitMs / 1000).toFixed(3), '0'], { stdio: [fd, 'ignore', 'ignore'] });
-    child.once('error', () => resolve('unavailable'));
-    // flock exits 1 when the wait ran out (its --conflict-exit-code); anything else is a failure to lock.
-    child.once('exit', (code) => resolve(code === 0 ? 'locked' : code === 1 ? 'timeout' : 'unavailable'));
-  });
+export type SharedLock = 'locked' | 'changed' | 'timeout' | 'busy';
+
+export interface SharedLocks {
+  /**
+   * Takes PHP's lock, shared, on an open session file, waiting at most `waitMs` for a PHP request
+   * holding it, or until `changed()` says the file changed meanwhile.
+   */
+  take(fd: number, changed: () => boolean): Promise<SharedLock>;
+}
+
+export interface SharedLocksOptions {
+  /** How many requests may wait on PHP's locks at once, across all sessions. */
+  readonly maxWaiters: number;
+  readonly waitMs: number;
+  /** Told each time the number of requests waiting changes. */
+  readonly onWaiters?: (waiting: number) => void;
+}
+
+const FIRST_PAUSE_MS = 2;
+const LONGEST_PAUSE_MS = 50;
+
+/**
+ * PHP's lock, shared, taken without a process and without blocking the event loop: a non-blocking
+ * flock, tried again after pauses that grow from a few milliseconds (a PHP write is that short) to
+ * tens (a PHP request holding its session for long), until the wait runs out. Polling never wins
+ * the lock from PHP requests that follow each other on one session with no gap between them (a
+ * blocked flock would be woken at the release): a change to the file ends the wait too, and the
+ * caller reads the new version. The waiting requests
+ * are bounded across all sessions: each holds a descriptor and a timer, and past the bound one more
+ * would only add to what a stuck PHP request costs everyone else.
+ */
+export function sharedLocks({ maxWaiters, waitMs, onWaiters }: SharedLocksOptions): SharedLocks {
+  let waiting = 0;
+  const count = (change: number) => {
+    waiting += change;
+    onWaiters?.(waiting);
+  };
+  return {
+    async take(fd, changed) {
+      if (tryLock(fd, 'shared')) return 'locked';
+      if (waiting >= maxWaiters) return 'busy';
+      count(1);
+      try {
+        const deadline = performance.now() + waitMs;
+        for (let next = FIRST_PAUSE_MS; ; next = Math.min(next * 2, LONGEST_PAUSE_MS)) {
+          const left = deadline - performance.now();
+          if (left <= 0) return 'timeout';
+          await pause(Math.min(next, left));
+          if (tryLock(fd, 'shared')) return 'locked';
+          if (changed()) return 'changed';
+        }
+      } finally {
+        count(-1);
+      }
+    },
+  };
 }

@@ -16,3 +16,4 @@ export { temporaryDirs } from './temporary-dir.js';
 export { testSeed } from './test-seed.js';
 export { SQLite, openSqliteReadOnly, type SqliteDatabase } from '../activity-log/sqlite-driver.js';
 export { deleteRedisKeys } from './delete-redis-keys.js';
+export { holdAsPhp, type PhpLockHolder } from './php-lock-holder.js';

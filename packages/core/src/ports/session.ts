@@ -12,10 +12,16 @@ export interface Session {
   currentUser(): Promise<SessionUser | undefined>;
 }
 
-/** Thrown by a session adapter whose store cannot be reached: the caller cannot be identified. */
+/**
+ * Thrown by a session adapter whose store cannot be reached, or is too busy to be waited for: the
+ * caller cannot be identified. `retryAfterSeconds`: the adapter turned the request away to stay
+ * within its bounds, and asking again that much later is likely to work.
+ */
 export class SessionUnavailableError extends PortFailure {
   override readonly name = 'SessionUnavailableError';
-  constructor(message: string, options?: { cause?: unknown }) {
+  readonly retryAfterSeconds?: number;
+  constructor(message: string, options?: { cause?: unknown; retryAfterSeconds?: number }) {
     super('SESSION_UNAVAILABLE', message, options);
+    if (options?.retryAfterSeconds !== undefined) this.retryAfterSeconds = options.retryAfterSeconds;
   }
 }

@@ -1,0 +1,145 @@
+import { ChildProcess } from 'node:child_process';
+import { statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { SessionUnavailableError } from '@cotizaciones/core';
+import { phpSessions, type PhpSessionProblem } from '../../src/php-session.js';
+import { holdAsPhp } from '../../src/testing/php-lock-holder.js';
+import { temporaryDirs } from '../../src/testing/temporary-dir.js';
+
+const temporaryDir = temporaryDirs();
+const SIGNED_IN = 'user|a:1:{s:2:"id";i:7;}';
+
+/** Every process this process starts from now on, whatever the API (spawn, execFile, fork all go through it). */
+function countSpawns() {
+  // `spawn` is on ChildProcess's prototype, undeclared in Node's types.
+  return vi.spyOn(ChildProcess.prototype as unknown as { spawn: (options: unknown) => void }, 'spawn');
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe("PHP files sessions: PHP's lock without a process, bounded", () => {
+  it('an empty file unchanged for over a second is final: no user, no lock waited for, no process, one warning for 64 requests', async () => {
+    const dir = temporaryDir('php-locks-');
+    const empty = 'e'.repeat(26);
+    const user = 'u'.repeat(26);
+    writeFileSync(join(dir, `sess_${empty}`), '');
+    writeFileSync(join(dir, `sess_${user}`), SIGNED_IN);
+    // The clock two seconds on: both files look unchanged for that long.
+    const problems: PhpSessionProblem[] = [];
+    const sessions = phpSessions({ saveHandler: 'files', savePath: dir, touch: 'none', now: () => Date.now() + 2_000, onProblem: (problem) => problems.push(problem) });
+    // A PHP request holds the empty session open: waiting for its lock would take the whole wait, then fail.
+    const php = holdAsPhp(join(dir, `sess_${empty}`));
+    const spawns = countSpawns();
+    const answers = await Promise.all([
+      ...Array.from({ length: 64 }, () => sessions.sessionFor(`PHPSESSID=${empty}`).currentUser()),
+      ...Array.from({ length: 4 }, () => sessions.sessionFor(`PHPSESSID=${user}`).currentUser()),
+    ]);
+    expect(answers.slice(0, 64)).toEqual(Array.from({ length: 64 }, () => undefined));
+    expect(answers.slice(64)).toEqual(Array.from({ length: 4 }, () => ({ id: '7' })));
+    expect(spawns).not.toHaveBeenCalled();
+    expect(problems).toEqual([{ kind: 'empty', sessionHash: expect.stringMatching(/^[0-9a-f]{16}$/) as string }]);
+    php[Symbol.dispose]();
+  });
+
+  it('the warning for empty sessions comes at most once a minute, saying how many were not logged', async () => {
+    const dir = temporaryDir('php-locks-');
+    writeFileSync(join(dir, `sess_${'e'.repeat(26)}`), '');
+    let now = Date.now() + 2_000;
+    const problems: PhpSessionProblem[] = [];
+    const sessions = phpSessions({ saveHandler: 'files', savePath: dir, now: () => now, onProblem: (problem) => problems.push(problem) });
+    const ask = () => sessions.sessionFor(`PHPSESSID=${'e'.repeat(26)}`).currentUser();
+    for (let i = 0; i < 5; i += 1) await ask();
+    now += 59_000;
+    await ask();
+    expect(problems.map((problem) => problem.unreported)).toEqual([undefined]);
+    now += 1_000;
+    await ask();
+    expect(problems.map((problem) => [problem.kind, problem.unreported])).toEqual([
+      ['empty', undefined],
+      ['empty', 5],
+    ]);
+  });
+
+  it('an undecodable file unchanged for over a second is final too, read once, without the lock', async () => {
+    const dir = temporaryDir('php-locks-');
+    const id = 'b'.repeat(26);
+    writeFileSync(join(dir, `sess_${id}`), 'user|a:1:{s:2:"id";');
+    const problems: PhpSessionProblem[] = [];
+    const sessions = phpSessions({ saveHandler: 'files', savePath: dir, now: () => Date.now() + 2_000, onProblem: (problem) => problems.push(problem) });
+    const php = holdAsPhp(join(dir, `sess_${id}`));
+    expect(await Promise.all(Array.from({ length: 8 }, () => sessions.sessionFor(`PHPSESSID=${id}`).currentUser()))).toEqual(Array.from({ length: 8 }, () => undefined));
+    expect(problems.map((problem) => problem.kind)).toEqual(['undecodable']);
+    php[Symbol.dispose]();
+  });
+
+  it('200 requests for a session PHP is writing: 8 wait for its lock, the rest are told to come back in a second; the 8 then read what PHP wrote', async () => {
+    const dir = temporaryDir('php-locks-');
+    const id = 'w'.repeat(26);
+    const file = join(dir, `sess_${id}`);
+    writeFileSync(file, '');
+    // The clock stopped when PHP created the file: it stays a write in progress for the whole test.
+    const createdMs = statSync(file).ctimeMs;
+    let waiting = 0;
+    let mostWaiting = 0;
+    const sessions = phpSessions({
+      saveHandler: 'files',
+      savePath: dir,
+      touch: 'none',
+      now: () => createdMs,
+      onLockWaiters: (count) => {
+        waiting = count;
+        mostWaiting = Math.max(mostWaiting, count);
+      },
+    });
+    const php = holdAsPhp(file);
+    const spawns = countSpawns();
+    const { answers, turnedAway } = await askUntilTurnedAway(sessions, id, 200, 192);
+    expect({ turnedAway: turnedAway.length, waiting }).toEqual({ turnedAway: 192, waiting: 8 });
+    for (const error of turnedAway) {
+      expect(error).toBeInstanceOf(SessionUnavailableError);
+      expect((error as SessionUnavailableError).retryAfterSeconds).toBe(1);
+    }
+    php.finish(SIGNED_IN);
+    const settled = await Promise.all(answers);
+    expect(settled.filter((answer) => !(answer instanceof Error))).toEqual(Array.from({ length: 8 }, () => ({ id: '7' })));
+    expect({ mostWaiting, waiting }).toEqual({ mostWaiting: 8, waiting: 0 });
+    expect(spawns).not.toHaveBeenCalled();
+  });
+
+  it('PHP_SESSION_LOCK_WAITERS sets the bound', async () => {
+    const dir = temporaryDir('php-locks-');
+    const id = 'x'.repeat(26);
+    const file = join(dir, `sess_${id}`);
+    writeFileSync(file, '');
+    const createdMs = statSync(file).ctimeMs;
+    let mostWaiting = 0;
+    const sessions = phpSessions({ saveHandler: 'files', savePath: dir, touch: 'none', lockWaiters: 2, now: () => createdMs, onLockWaiters: (count) => (mostWaiting = Math.max(mostWaiting, count)) });
+    const php = holdAsPhp(file);
+    const { answers, turnedAway } = await askUntilTurnedAway(sessions, id, 5, 3);
+    expect(turnedAway).toHaveLength(3);
+    php.finish(SIGNED_IN);
+    const settled = await Promise.all(answers);
+    expect(settled.filter((answer) => !(answer instanceof Error))).toEqual([{ id: '7' }, { id: '7' }]);
+    expect(mostWaiting).toBe(2);
+  });
+});
+
+/** `count` requests for the session at once, answered once `expected` of them have been turned away (or a deadline that only bounds a hang). */
+async function askUntilTurnedAway(sessions: ReturnType<typeof phpSessions>, id: string, count: number, expected: number) {
+  const turnedAway: unknown[] = [];
+  const answers = Array.from({ length: count }, () =>
+    sessions
+      .sessionFor(`PHPSESSID=${id}`)
+      .currentUser()
+      .catch((error: unknown) => {
+        turnedAway.push(error);
+        return error as Error;
+      }),
+  );
+  const deadline = Date.now() + 10_000;
+  while (turnedAway.length < expected && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+  return { answers, turnedAway };
+}
