@@ -9,6 +9,8 @@ export interface LoadOptions {
   readonly overallRate?: number | undefined;
   /** Seconds an answer may take before it counts as a timeout (autocannon's default: 10). */
   readonly timeoutS?: number | undefined;
+  /** The body every answer must have (default `{"ok":true}`: signed-in requests). */
+  readonly expectedBody?: string | undefined;
 }
 
 export interface LoadResult {
@@ -21,7 +23,7 @@ export interface LoadResult {
   readonly max: number;
   readonly errors: number;
   readonly non2xx: number;
-  /** Responses whose body was not exactly {"ok":true}. */
+  /** Responses whose body was not exactly the expected one ({"ok":true} unless told). */
   readonly wrongBodies: number;
 }
 
@@ -32,6 +34,7 @@ const BODY = 'id=12&field=estado&value=aprobada';
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   let wrongBodies = 0;
   let next = 0;
+  const expected = options.expectedBody ?? '{"ok":true}';
   const result = await autocannon({
     url: options.url,
     connections: options.connections,
@@ -49,7 +52,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
           return { ...request, headers: { ...request.headers, cookie: context.cookie ?? '' } };
         },
         onResponse: (_status, body) => {
-          if (body !== '{"ok":true}') wrongBodies += 1;
+          if (body !== expected) wrongBodies += 1;
         },
       },
     ],

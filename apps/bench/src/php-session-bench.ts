@@ -57,7 +57,11 @@ export interface PhpSessionLatency {
   readonly decoder: DecoderRow[];
   /** A signed-in request's CPU with a 200 KB session against a small one (files). */
   readonly large: LargeSessionCost;
-  /** Each mode under load (32 connections, a small session each), interleaved round by round. */
+  /**
+   * Each mode under load (32 connections, a small session each), interleaved round by round; then,
+   * in the same rounds, anonymous requests to the php files service: with a cookie naming an empty
+   * session file (what PHP leaves for any visitor of a page that starts a session), and with none.
+   */
   readonly throughput: ThroughputRow[];
 }
 
@@ -150,6 +154,8 @@ export async function benchPhpSessions(
     await redis.start();
     const dir = join(scratch, 'sessions');
     await mkdir(dir);
+    // Made first, so that by the load it has long been unchanged: final, as PHP leaves a visitor's session.
+    await writeFile(join(dir, `sess_${EMPTY_SESSION_ID}`), '');
     const savePath = `tcp://127.0.0.1:${new URL(redis.url).port}?prefix=bench_`;
     const phpFiles = await phpServer({ 'session.save_handler': 'files', 'session.save_path': dir });
     const phpRedis = await phpServer({ 'session.save_handler': 'redis', 'session.save_path': savePath });
@@ -175,7 +181,7 @@ export async function benchPhpSessions(
     const stub = await spawnServer(STUB, ['0'], {});
     services.push(stub);
     const quiet = { ACTIVITY_LOG_URL: 'memory:', PORT: '0', UPSTREAM_BASE_URL: stub.url, UPSTREAM_TOKEN: 'bench-token' };
-    const modes: Array<{ name: string; url: string; cookie: string; cookies: string[]; pid: number }> = [];
+    const modes: Array<LoadMode & { cookie: string }> = [];
     const add = async (name: string, env: Record<string, string>, cookie: (url: string, user: string) => Promise<string>) => {
       const service = await spawnServer(SERVICE_MAIN, [], { ...quiet, ...env });
       services.push(service);
@@ -205,7 +211,16 @@ export async function benchPhpSessions(
     }
 
     log(`PHP sessions: ${load.rounds} interleaved rounds of ${load.durationS} s under load per mode`);
-    const throughput = await modesUnderLoad(modes, load);
+    const files = modes.find((mode) => mode.name === 'php files')!;
+    const anonymous = { url: files.url, pid: files.pid, expectedBody: NOT_SIGNED_IN };
+    const throughput = await modesUnderLoad(
+      [
+        ...modes,
+        { ...anonymous, name: PHP_FILES_EMPTY_SESSION, cookies: [`PHPSESSID=${EMPTY_SESSION_ID}`] },
+        { ...anonymous, name: PHP_FILES_NO_COOKIE, cookies: [''] },
+      ],
+      load,
+    );
 
     log('PHP sessions: a signed-in request with a 200 KB session against a small one');
     const large = await largeSessionCost(dir, join(scratch, 'cart-205000.bin'), phpFiles, services, signIn);
@@ -220,15 +235,30 @@ export async function benchPhpSessions(
 
 /** Connections of the load on each session mode, each its own signed-in user. */
 const LOAD_CONNECTIONS = 32;
+const EMPTY_SESSION_ID = '0'.repeat(26);
+const NOT_SIGNED_IN = '{"ok":false,"msg":"No autenticado"}';
+/** The rows of anonymous requests to the php files service, compared with each other (target-checks.ts). */
+export const PHP_FILES_EMPTY_SESSION = 'php files, anonymous: a cookie naming an empty session';
+export const PHP_FILES_NO_COOKIE = 'php files, anonymous: no cookie';
+
+interface LoadMode {
+  readonly name: string;
+  readonly url: string;
+  readonly cookies: string[];
+  readonly pid: number;
+  /** Unset: signed in, `{"ok":true}`. */
+  readonly expectedBody?: string;
+}
 
 /** Each mode as fast as it answers, the modes in turn, `rounds` times (after a warm-up each): medians. */
-async function modesUnderLoad(modes: ReadonlyArray<{ name: string; url: string; cookies: string[]; pid: number }>, load: { rounds: number; durationS: number }): Promise<ThroughputRow[]> {
+async function modesUnderLoad(modes: readonly LoadMode[], load: { rounds: number; durationS: number }): Promise<ThroughputRow[]> {
   const results = modes.map(() => [] as Array<LoadResult & { cpuUs: number }>);
-  for (const mode of modes) await runLoad({ url: mode.url, cookies: mode.cookies, connections: LOAD_CONNECTIONS, durationS: 1 });
+  const options = (mode: LoadMode, durationS: number) => ({ url: mode.url, cookies: mode.cookies, connections: LOAD_CONNECTIONS, durationS, expectedBody: mode.expectedBody });
+  for (const mode of modes) await runLoad(options(mode, 1));
   for (let round = 0; round < load.rounds; round += 1) {
     for (const [i, mode] of modes.entries()) {
       const before = cpuMs(mode.pid);
-      const result = await runLoad({ url: mode.url, cookies: mode.cookies, connections: LOAD_CONNECTIONS, durationS: load.durationS });
+      const result = await runLoad(options(mode, load.durationS));
       results[i]!.push({ ...result, cpuUs: ((cpuMs(mode.pid) - before) / Math.max(1, result.requests)) * 1000 });
     }
   }
@@ -237,7 +267,7 @@ async function modesUnderLoad(modes: ReadonlyArray<{ name: string; url: string; 
     const problems = runs.flatMap((r) => [
       ...(r.errors ? [`${r.errors} errors`] : []),
       ...(r.non2xx ? [`${r.non2xx} non-2xx`] : []),
-      ...(r.wrongBodies ? [`${r.wrongBodies} bodies other than {"ok":true}`] : []),
+      ...(r.wrongBodies ? [`${r.wrongBodies} bodies other than ${mode.expectedBody ?? '{"ok":true}'}`] : []),
     ]);
     return { mode: mode.name, rounds: runs.length, rps: median(runs.map((r) => r.rps)), p99Ms: median(runs.map((r) => r.p99)), cpuUsPerRequest: median(runs.map((r) => r.cpuUs)), problems };
   });

@@ -1,4 +1,5 @@
 import type { BenchReport, TargetSummary } from './report.js';
+import { PHP_FILES_EMPTY_SESSION, PHP_FILES_NO_COOKIE } from './php-session-bench.js';
 
 export interface TargetCheck {
   readonly target: string;
@@ -45,6 +46,15 @@ export function checkTargets(report: BenchReport): TargetCheck[] {
       met: ratio === undefined ? undefined : ratio >= 0.8,
     });
   }
+
+  const empty = php?.find((r) => r.mode === PHP_FILES_EMPTY_SESSION);
+  const noCookie = php?.find((r) => r.mode === PHP_FILES_NO_COOKIE);
+  const emptyRatio = empty && noCookie ? empty.rps / noCookie.rps : undefined;
+  checks.push({
+    target: 'SESSION_STORE=php, files: anonymous req/s with a cookie naming an empty session ≥ 0.8 × with no cookie',
+    measured: emptyRatio === undefined ? 'not measured' : `${fixed(emptyRatio)} × (${fixed(empty!.rps, 0)} against ${fixed(noCookie!.rps, 0)} req/s)`,
+    met: emptyRatio === undefined ? undefined : emptyRatio >= 0.8,
+  });
 
   const cli = report.cli?.find((c) => c.client === 'got');
   const undici = report.cli?.find((c) => c.client === 'undici');

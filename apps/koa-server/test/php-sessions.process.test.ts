@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -78,6 +78,20 @@ describe('SESSION_STORE=php start-up refusals, in the server process', () => {
 });
 
 describe('SESSION_STORE=php start-up, in the server process', () => {
+  it("refuses to start with files when PHP's lock cannot be taken (koffi's binary does not load), saying why", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'phpwire-nolock-'));
+    try {
+      // Loaded before the server: makes koffi fail to load, as on a platform without its prebuilt binary.
+      const preload = join(dir, 'no-koffi.cjs');
+      await writeFile(preload, "const M = require('node:module'); const load = M._load; M._load = function (name, ...rest) { if (name === 'koffi') throw new Error('no koffi here'); return load.call(this, name, ...rest); };");
+      const { code, stderr } = await run({ SESSION_STORE: 'php', PHP_SESSION_SAVE_PATH: dir, ACTIVITY_LOG_URL: 'memory:', NODE_OPTIONS: `--require ${preload}` });
+      expect(code).toBe(1);
+      expect(stderr).toMatch(/^start-up failed: PHP_SESSION_SAVE_HANDLER=files needs flock\(2\), PHP's own lock, which the service takes through koffi: koffi's prebuilt binary did not load/m);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('names the PHP sessions in the start-up line, mounts no dev routes, and signs nothing', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'phpwire-start-'));
     try {

@@ -92,19 +92,21 @@ export function phpSessions(options: PhpSessionsOptions): PhpSessionStore {
         report({ kind: stored.reason, sessionHash: hash(), ...(stored.detail === undefined ? {} : { detail: stored.detail }) });
         return undefined;
       }
-      let problem: PhpSessionProblem;
+      // Made only if reported: the hash is the dearest part of an empty session's request.
+      let problem: () => PhpSessionProblem;
       if (stored.bytes.length === 0) {
-        problem = { kind: 'empty', sessionHash: hash() };
+        problem = () => ({ kind: 'empty', sessionHash: hash() });
       } else {
         try {
           return { session: decodePhpSession(stored.bytes, format, { maxBytes }, used), modifiedMs: stored.modifiedMs };
         } catch (error) {
           if (!(error instanceof PhpSessionDecodeError)) throw error;
-          problem = { kind: 'undecodable', sessionHash: hash(), detail: error.message };
+          const detail = error.message;
+          problem = () => ({ kind: 'undecodable', sessionHash: hash(), detail });
         }
       }
       if (stored.final) {
-        reportRepeated(problem);
+        reportRepeated(stored.bytes.length === 0 ? 'empty' : 'undecodable', problem);
         return undefined;
       }
       if (reads === MAX_READS) throw new SessionUnavailableError(`the PHP session was caught mid-write ${MAX_READS} times in a row`);

@@ -1,18 +1,17 @@
-/** A report that may come on every request: said at most once per `everyMs` per kind, with how many were not said. */
-export function rateLimitedReport<P extends { readonly kind: string }>(
-  report: (problem: P & { readonly unreported?: number }) => void,
-  everyMs: number,
-  now: () => number,
-): (problem: P) => void {
+/**
+ * A report that may come on every request: said at most once per `everyMs` per kind, with how many
+ * were not said. The report is made only when it is said.
+ */
+export function rateLimitedReport<P extends { readonly unreported?: number }>(report: (problem: P) => void, everyMs: number, now: () => number): (kind: string, problem: () => P) => void {
   const last = new Map<string, { at: number; unreported: number }>();
-  return (problem) => {
+  return (kind, problem) => {
     const at = now();
-    const seen = last.get(problem.kind);
+    const seen = last.get(kind);
     if (seen && at - seen.at < everyMs) {
       seen.unreported += 1;
       return;
     }
-    last.set(problem.kind, { at, unreported: 0 });
-    report(seen && seen.unreported > 0 ? { ...problem, unreported: seen.unreported } : problem);
+    last.set(kind, { at, unreported: 0 });
+    report(seen && seen.unreported > 0 ? { ...problem(), unreported: seen.unreported } : problem());
   };
 }
