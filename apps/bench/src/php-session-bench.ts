@@ -238,8 +238,8 @@ const LOAD_CONNECTIONS = 32;
 const EMPTY_SESSION_ID = '0'.repeat(26);
 const NOT_SIGNED_IN = '{"ok":false,"msg":"No autenticado"}';
 /** The rows of anonymous requests to the php files service, compared with each other (target-checks.ts). */
-export const PHP_FILES_EMPTY_SESSION = 'php files, anonymous: a cookie naming an empty session';
-export const PHP_FILES_NO_COOKIE = 'php files, anonymous: no cookie';
+export const PHP_FILES_EMPTY_SESSION = "php files, anonymous, an empty session's cookie";
+export const PHP_FILES_NO_COOKIE = 'php files, anonymous, no cookie';
 
 interface LoadMode {
   readonly name: string;

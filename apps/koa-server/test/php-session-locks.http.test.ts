@@ -1,8 +1,7 @@
-import { ChildProcess } from 'node:child_process';
 import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { holdAsPhp, temporaryDirs } from '@cotizaciones/adapters/testing';
+import { countSpawns, holdAsPhp, temporaryDirs } from '@cotizaciones/adapters/testing';
 import { expectAnswer } from './support/contract-headers.js';
 import { FIELD_PATH, form, startService, type TestService } from './support/service.js';
 import { until } from './support/until.js';
@@ -12,12 +11,6 @@ const NOT_SIGNED_IN = '{"ok":false,"msg":"No autenticado"}';
 const UNAVAILABLE = '{"ok":false,"msg":"Servicio no disponible."}';
 const SIGNED_IN_ID = '4201';
 const change = (id: string) => form({ id, field: 'estado', value: 'ok' });
-
-/** Every process this process starts from now on, whatever the API (spawn, execFile, fork all go through it). */
-function countSpawns() {
-  // `spawn` is on ChildProcess's prototype, undeclared in Node's types.
-  return vi.spyOn(ChildProcess.prototype as unknown as { spawn: (options: unknown) => void }, 'spawn');
-}
 
 describe("SESSION_STORE=php with files: PHP's lock, without a process and bounded", () => {
   let dir: string;

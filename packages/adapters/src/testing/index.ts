@@ -17,3 +17,4 @@ export { testSeed } from './test-seed.js';
 export { SQLite, openSqliteReadOnly, type SqliteDatabase } from '../activity-log/sqlite-driver.js';
 export { deleteRedisKeys } from './delete-redis-keys.js';
 export { holdAsPhp, type PhpLockHolder } from './php-lock-holder.js';
+export { countSpawns } from './spawn-count.js';

@@ -1,20 +1,14 @@
-import { ChildProcess } from 'node:child_process';
 import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SessionUnavailableError } from '@cotizaciones/core';
 import { phpSessions, type PhpSessionProblem } from '../../src/php-session.js';
+import { countSpawns } from '../../src/testing/spawn-count.js';
 import { holdAsPhp } from '../../src/testing/php-lock-holder.js';
 import { temporaryDirs } from '../../src/testing/temporary-dir.js';
 
 const temporaryDir = temporaryDirs();
 const SIGNED_IN = 'user|a:1:{s:2:"id";i:7;}';
-
-/** Every process this process starts from now on, whatever the API (spawn, execFile, fork all go through it). */
-function countSpawns() {
-  // `spawn` is on ChildProcess's prototype, undeclared in Node's types.
-  return vi.spyOn(ChildProcess.prototype as unknown as { spawn: (options: unknown) => void }, 'spawn');
-}
 
 afterEach(() => {
   vi.restoreAllMocks();
