@@ -15,6 +15,7 @@ FROM node:24-bookworm-slim
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000
 WORKDIR /app
 COPY --from=build --chown=node:node /app /app
+# The activity spool, the dead-letter file (and a SQLite log): mount a volume that outlives the container here.
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node
 EXPOSE 3000

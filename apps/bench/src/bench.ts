@@ -10,6 +10,7 @@ import { benchFairShare } from './fair-share-bench.js';
 import { benchPhpSessions } from './php-session-bench.js';
 import { benchWriter, sqliteWriterUrl, type WriterResult } from './writer-bench.js';
 import { measureTracingOffCost } from './tracing-off-cost.js';
+import { measureSpoolCost } from './spool-cost.js';
 import { benchCliRounds } from './cli-bench.js';
 
 const STUB = fileURLToPath(new URL('./stub-upstream.js', import.meta.url));
@@ -160,6 +161,8 @@ async function main(): Promise<void> {
   const cli = options.cliLines > 0 ? await benchCliRounds(options.cliLines, options.rounds, log) : undefined;
   log('tracing off: the calls left on the request path');
   const tracingOff = measureTracingOffCost();
+  log('activity spool: the append and acknowledgement per entry');
+  const spool = measureSpoolCost();
   const fairShare = options.fairProbes > 0 ? await benchFairShare(options.fairProbes, log) : undefined;
 
   const markdown = writeReport(options.out, {
@@ -180,6 +183,7 @@ async function main(): Promise<void> {
     phpSessions,
     fairShare,
     tracingOff,
+    spool,
     cli,
   });
   process.stdout.write(markdown);

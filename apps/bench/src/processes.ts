@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { scratchDir } from './scratch-dir.js';
 
 export interface Spawned {
   readonly child: ChildProcess;
@@ -8,9 +10,10 @@ export interface Spawned {
   stop(): Promise<number | null>;
 }
 
-/** Starts a Node process and waits for the first stdout line carrying a `"url"`. */
+/** Starts a Node process and waits for the first stdout line carrying a `"url"`. A service gets an activity spool of its own in the run's scratch folder. */
 export function spawnServer(script: string, args: string[], env: Record<string, string>, nodeArgs: readonly string[] = []): Promise<Spawned> {
-  const child = spawn(process.execPath, [...nodeArgs, script, ...args], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const spool = join(scratchDir('spool-'), 'activity-spool');
+  const child = spawn(process.execPath, [...nodeArgs, script, ...args], { env: { PATH: process.env.PATH, ACTIVITY_LOG_SPOOL: spool, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   return new Promise((resolve, reject) => {
     const onData = (chunk: Buffer) => {

@@ -6,6 +6,7 @@ import type { LatencyRow, PhpSessionLatency } from './php-session-bench.js';
 import type { ServiceSetting, Target } from './targets.js';
 import type { CliSummary } from './cli-bench.js';
 import { checkTargets } from './target-checks.js';
+import type { SpoolCost } from './spool-cost.js';
 import type { TracingOffCost } from './tracing-off-cost.js';
 import type { WriterResult } from './writer-bench.js';
 
@@ -72,6 +73,7 @@ export interface BenchReport {
   readonly phpSessions: PhpSessionLatency | undefined;
   readonly fairShare: { rows: FairShareRow[]; flood: FloodRow } | undefined;
   readonly tracingOff: TracingOffCost;
+  readonly spool: SpoolCost;
   /** One summary per client, got (the default) first. */
   readonly cli: readonly CliSummary[] | undefined;
 }

@@ -87,5 +87,13 @@ export function checkTargets(report: BenchReport): TargetCheck[] {
     measured: slowest === undefined ? 'not measured' : probes!.map((row) => `${row.probe.split(' ')[1]} p50 ${fixed(row.p50Ms, 1)}, p99 ${fixed(row.p99Ms, 1)} ms`).join('; '),
     met: slowest === undefined ? undefined : slowest <= PROBE_P99_MS,
   });
+
+  // One entry per request (a change): the spool's work per entry against the service's CPU per request.
+  const spoolShare = service('got') ? (100 * report.spool.usPerEntry) / service('got')!.cpuMsPer1000 : undefined;
+  checks.push({
+    target: 'activity spool: ≤ 5 % of the CPU per request',
+    measured: spoolShare === undefined ? 'not measured' : `${fixed(spoolShare, 2)} % (${fixed(report.spool.usPerEntry, 1)} µs an entry against ${fixed(service('got')!.cpuMsPer1000, 0)} µs a request, got, cookie+sqlite)`,
+    met: spoolShare === undefined ? undefined : spoolShare <= 5,
+  });
   return checks;
 }

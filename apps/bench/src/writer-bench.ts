@@ -13,7 +13,8 @@ export interface WriterResult {
   readonly written: number;
 }
 
-function entry(i: number): ActivityEntry {
+/** A change's entry as the service records it. */
+export function benchEntry(i: number): ActivityEntry {
   return {
     createdAt: new Date(),
     module: 'Cotizaciones',
@@ -36,7 +37,7 @@ export async function benchWriter(name: string, url: string, entries: number): P
   const log = bufferedActivityLog(store, { maxQueue: entries });
   const started = performance.now();
   for (let i = 1; i <= entries; i += 1) {
-    log.record(entry(i));
+    log.record(benchEntry(i));
     // Let the writer run between bursts, as it would between requests.
     if (i % 1000 === 0) await new Promise((resolve) => setImmediate(resolve));
   }

@@ -72,7 +72,7 @@ export async function apply(args: ApplyArgs): Promise<number> {
   // Before the adapters: their spans go to the provider started here.
   const tracing = args.dryRun ? undefined : await openTracing(config.tracing, log, 'cotizaciones-cli');
   // No audit entry is stored before the journal names its line: a rerun after a kill then never writes one twice.
-  const adapters = args.dryRun ? undefined : await openAdapters(config, log, { beforeActivityWrite: () => journal?.flush() });
+  const adapters = args.dryRun ? undefined : await openAdapters(config, log, { beforeActivityWrite: () => journal?.flush(), channel: 'batch' });
   // A dry run shows its first rows as they come; the rest are in the file (a million lines are not held or printed).
   let rows = 0;
   const results = openResultsFile(args.results, args.dryRun ? (row) => void (rows++ < DRY_RUN_SHOWN && process.stdout.write(row)) : undefined);

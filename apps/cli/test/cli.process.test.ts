@@ -22,8 +22,9 @@ interface Ran {
 
 /** The built tool, as `pnpm cli` runs it; `whenStarted` runs once the tool has sent its first request. */
 async function cli(args: string[], env: Record<string, string>, whenStarted?: (child: ReturnType<typeof spawn>) => void): Promise<Ran> {
-  // Its own process group, as under a terminal: a test can signal the group, as Ctrl-C does.
-  const child = spawn(process.execPath, [MAIN, ...args], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  // Its own process group, as under a terminal: a test can signal the group, as Ctrl-C does. A spool of its own, not ./data's.
+  const spool = join(mkdtempSync(join(tmpdir(), 'spool-')), 'activity-spool');
+  const child = spawn(process.execPath, [MAIN, ...args], { env: { PATH: process.env.PATH, ACTIVITY_LOG_SPOOL: spool, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

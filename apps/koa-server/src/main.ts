@@ -26,11 +26,11 @@ async function main(): Promise<void> {
   await once(http.server, 'listening');
   const address = http.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
+  const shutdown = gracefulShutdown({ http, service, log, stdout, drainMs: config.shutdownDrainMs, timeoutMs: config.shutdownTimeoutMs });
+  // Before the line that says where it listens: a supervisor may signal as soon as it reads it.
+  onStopSignals((signal) => shutdown.stop(signal), (signal) => shutdown.abort(`second ${signal}`));
   log.info({ url: `http://${config.host}:${port}${config.basePath}`, ...service.adapters }, 'listening');
   void stdout.flush();
-
-  const shutdown = gracefulShutdown({ http, service, log, stdout, drainMs: config.shutdownDrainMs, timeoutMs: config.shutdownTimeoutMs });
-  onStopSignals((signal) => shutdown.stop(signal), (signal) => shutdown.abort(`second ${signal}`));
 }
 
 main().catch(async (error: unknown) => {

@@ -35,7 +35,11 @@ export function createMetrics(activityStats: () => ActivityLogStats, activitySto
   fromStats('activity_log_spilled_total', 'Activity-log entries set aside in the dead-letter file because the store could not take them in time.', (s) => s.spilled);
   fromStats('activity_log_dead_lettered_total', 'Activity-log entries the store refused, set aside in the dead-letter file.', (s) => s.deadLettered);
   fromStats('activity_log_dead_letter_dropped_total', 'Activity-log entries not set aside because the dead-letter file was at ACTIVITY_LOG_DEAD_LETTER_MAX_BYTES (dropped).', (s) => s.deadLetterDropped);
-  fromStats('activity_log_dead_letter_failed_total', 'Activity-log entries the store refused that the dead-letter file could not take either (lost).', (s) => s.deadLetterFailed);
+  fromStats('activity_log_dead_letter_failed_total', 'Activity-log entries the dead-letter file could not take (each written whole to stderr instead).', (s) => s.deadLetterFailed);
+  fromStats('activity_log_stderr_total', 'Activity-log entries written whole to stderr as dead-letter lines: neither the store, the spool nor the dead-letter file could take them.', (s) => s.logged);
+  fromStats('activity_log_spooled_total', 'Activity-log entries appended to the spool before their answer.', (s) => s.spooled);
+  fromStats('activity_log_spool_skipped_total', 'Activity-log entries the spool could not take (at ACTIVITY_LOG_SPOOL_MAX_BYTES, or a disk error): held in memory only.', (s) => s.spoolSkipped);
+  fromStats('activity_log_adopted_total', 'Activity-log entries taken over at start from the spool segments a stopped process left.', (s) => s.adopted);
   new Gauge({
     name: 'activity_log_queue_depth',
     help: 'Activity-log entries waiting to be written.',

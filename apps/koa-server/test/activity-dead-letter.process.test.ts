@@ -130,25 +130,27 @@ describe('an audit entry the database refuses', () => {
 });
 
 describe.skipIf(!urls.postgres)('a database down for the whole life of the service', () => {
-  it('SIGTERM exits 0 with every entry in the dead-letter file, none lost; the replay command writes them once it is up', async () => {
+  it('SIGTERM exits 0 with every entry in the dead-letter file or the spool, none lost; the replay command and the next start write them once it is up', async () => {
     const stub = await startStubUpstream();
     const dir = mkdtempSync(join(tmpdir(), 'down-'));
     const file = join(dir, 'dead.jsonl');
+    const spool = join(dir, 'spool');
     const table = `activity_log_down_${randomBytes(4).toString('hex')}`;
-    const server = await startProcess({
-      ACTIVITY_LOG_URL: `postgres://postgres@127.0.0.1:${await freePort()}/never`,
+    const env = {
       ACTIVITY_LOG_TABLE: table,
       ACTIVITY_LOG_DEAD_LETTER: file,
+      ACTIVITY_LOG_SPOOL: spool,
       ACTIVITY_LOG_QUEUE_MAX: '3',
       SHUTDOWN_TIMEOUT_MS: '4000',
       UPSTREAM_BASE_URL: stub.url,
       UPSTREAM_TOKEN: TOKEN,
       SESSION_KEYS: SESSION_KEY,
       DEV_LOGIN: '1',
-    });
+    };
+    const server = await startProcess({ ...env, ACTIVITY_LOG_URL: `postgres://postgres@127.0.0.1:${await freePort()}/never` });
     try {
       const cookie = cookieHeader(await fetch(`${server.url}/dev/login`, { method: 'POST', body: new URLSearchParams({ id: '7', name: 'Ana' }) }));
-      // 3 fit in the queue; 2 more spill over into the file at once; the 3 follow at the stop.
+      // 3 fit in the queue; 2 more spill over into the file at once; the 3 stay in the spool at the stop.
       for (const id of ['1', '2', '3', '4', '5']) {
         await expectAnswer(await fetch(`${server.url}${FIELD_PATH}`, { method: 'POST', body: form({ id, field: `f${id}` }), headers: { cookie } }), 200, '{"ok":true}');
       }
@@ -159,14 +161,19 @@ describe.skipIf(!urls.postgres)('a database down for the whole life of the servi
       expect(Date.now() - started).toBeLessThan(4_000);
       const lines = readFileSync(file, 'utf8').split('\n').filter((line) => line !== '');
       const setAside = lines.map((line) => JSON.parse(line) as { code: string; entry: { entityId: string } });
-      expect(setAside.map((line) => line.entry.entityId).sort()).toEqual(['1', '2', '3', '4', '5']);
-      expect(setAside.map((line) => line.code).sort()).toEqual(['QUEUE_FULL', 'QUEUE_FULL', 'UNWRITTEN_AT_CLOSE', 'UNWRITTEN_AT_CLOSE', 'UNWRITTEN_AT_CLOSE']);
-      expect(server.output()).toContain('"spilled":5');
+      expect(setAside.map((line) => line.entry.entityId).sort()).toEqual(['4', '5']);
+      expect(setAside.map((line) => line.code)).toEqual(['QUEUE_FULL', 'QUEUE_FULL']);
+      expect(server.output()).toContain('"spilled":2');
+      expect(server.output()).toContain('"leftInSpool":3');
       expect(server.output()).not.toMatch(/"lost":[1-9]/);
 
       const replayed = await replay({ ACTIVITY_LOG_URL: urls.postgres ?? '', ACTIVITY_LOG_TABLE: table }, file);
       expect(replayed).toMatchObject({ code: 0 });
-      expect(replayed.output).toContain('5 written, 0 still refused');
+      expect(replayed.output).toContain('2 written, 0 still refused');
+      const next = await startProcess({ ...env, ACTIVITY_LOG_URL: urls.postgres ?? '' });
+      next.child.kill('SIGTERM');
+      expect(await new Promise<number | null>((resolve) => next.child.once('exit', (exitCode) => resolve(exitCode)))).toBe(0);
+      expect(next.output()).toContain('"adopted":3,"unreadable":0');
       const reader = await openSqlActivityLogStore(urls.postgres ?? '', { table });
       const stored = await reader.recent(10);
       await reader.close();

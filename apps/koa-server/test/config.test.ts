@@ -260,13 +260,16 @@ describe('loadConfig', () => {
 
   it('creates no folder but the default ./data: a file in a missing folder is a configuration error', () => {
     const missing = join(mkdtempSync(join(tmpdir(), 'config-')), 'missing');
-    expect(configError({ ACTIVITY_LOG_URL: `sqlite:${missing}/a.db`, ACTIVITY_LOG_DEAD_LETTER: `${missing}/dead.jsonl` }).problems).toEqual([
+    expect(configError({ ACTIVITY_LOG_URL: `sqlite:${missing}/a.db`, ACTIVITY_LOG_DEAD_LETTER: `${missing}/dead.jsonl`, ACTIVITY_LOG_SPOOL: `${missing}/spool` }).problems).toEqual([
       `ACTIVITY_LOG_URL names a file in a folder that does not exist (${missing}): create the folder first (only ./data is created)`,
       `ACTIVITY_LOG_DEAD_LETTER names a file in a folder that does not exist (${missing}): create the folder first (only ./data is created)`,
+      `ACTIVITY_LOG_SPOOL names a file in a folder that does not exist (${missing}): create the folder first (only ./data is created)`,
     ]);
     expect(existsSync(missing)).toBe(false);
     expect(loadConfig({}).dataFolder).toBe('./data');
-    expect(loadConfig({ ACTIVITY_LOG_URL: 'memory:', ACTIVITY_LOG_DEAD_LETTER: `${dirname(missing)}/dead.jsonl` }).dataFolder).toBeUndefined();
+    const elsewhere = { ACTIVITY_LOG_URL: 'memory:', ACTIVITY_LOG_DEAD_LETTER: `${dirname(missing)}/dead.jsonl`, ACTIVITY_LOG_SPOOL: `${dirname(missing)}/spool` };
+    expect(loadConfig(elsewhere).dataFolder).toBeUndefined();
+    expect(loadConfig({ ...elsewhere, ACTIVITY_LOG_SPOOL: undefined }).dataFolder).toBe('./data');
   });
 
   it('reads the allowed origins', () => {

@@ -73,7 +73,22 @@ describe('buffered activity log', () => {
     for (const entry of entries(1200)) log.record(entry);
     await log.flush();
     expect(batches.map((batch) => batch.length)).toEqual([500, 500, 200]);
-    expect(log.stats()).toEqual({ written: 1200, retried: 0, dropped: 0, spilled: 0, queued: 0, deadLettered: 0, deadLetterFailed: 0, deadLetterDropped: 0 });
+    expect(log.stats()).toEqual({
+      written: 1200,
+      retried: 0,
+      dropped: 0,
+      spilled: 0,
+      queued: 0,
+      deadLettered: 0,
+      deadLetterFailed: 0,
+      deadLetterDropped: 0,
+      logged: 0,
+      spooled: 0,
+      spoolSkipped: 0,
+      adopted: 0,
+      adoptedFound: 0,
+      leftInSpool: 0,
+    });
   });
 
   it('retries while the store is down and loses nothing once it is back', async () => {
@@ -114,14 +129,16 @@ describe('buffered activity log', () => {
     expect(state.closed).toBe(true);
   });
 
-  it('gives up at the close deadline when the store stays down, and says how many were not written', async () => {
+  it('gives up at the close deadline when the store stays down; without a dead-letter file or spool, each entry goes whole to stderr', async () => {
     const { store, state } = scriptedStore();
     const problems: ActivityLogProblem[] = [];
-    const log = bufferedActivityLog(store, { retryMinMs: 5, onProblem: (p) => problems.push(p) });
+    const stderr: string[] = [];
+    const log = bufferedActivityLog(store, { retryMinMs: 5, onProblem: (p) => problems.push(p), stderr: (line) => stderr.push(line) });
     state.failing = true;
     for (const entry of entries(4)) log.record(entry);
     await log.close(50);
-    expect(problems).toContainEqual({ kind: 'unwritten-at-close', setAside: 0, lost: 4 });
+    expect(stderr.map((line) => entryOfDeadLetterLine(line)?.entityId)).toEqual(ids(entries(4)));
+    expect(log.stats()).toMatchObject({ logged: 4, deadLetterFailed: 4 });
     expect(state.closed).toBe(true);
   });
 
@@ -167,7 +184,7 @@ describe('buffered activity log', () => {
     await log.close(50);
     expect(ids(setAside.map((s) => s.entry))).toEqual(ids(entries(4)));
     expect(new Set(setAside.map((s) => s.code))).toEqual(new Set(['UNWRITTEN_AT_CLOSE']));
-    expect(problems).toContainEqual({ kind: 'unwritten-at-close', setAside: 4, lost: 0 });
+    expect(problems).toContainEqual({ kind: 'unwritten-at-close', setAside: 4, lost: 0, leftInSpool: 0 });
     expect(log.stats()).toMatchObject({ spilled: 4, queued: 0 });
     expect(state.closed).toBe(true);
   });
@@ -193,7 +210,7 @@ describe('buffered activity log', () => {
     expect(hanging[0]).toHaveLength(3);
     await log.close(20);
     expect(ids(setAside.map((s) => s.entry))).toEqual([4n, 5n]);
-    expect(problems).toContainEqual({ kind: 'unwritten-at-close', setAside: 2, lost: 3 });
+    expect(problems).toContainEqual({ kind: 'unwritten-at-close', setAside: 2, lost: 3, leftInSpool: 0 });
   });
 
   it('keeps writing when the problem reporter throws', async () => {
@@ -257,16 +274,18 @@ describe('buffered activity log: entries the store refuses', () => {
     expect(log.stats().retried).toBeGreaterThanOrEqual(1);
   });
 
-  it('a dead-letter file that cannot be written: reported loudly and counted, the other entries still written', async () => {
+  it('a dead-letter file that cannot be written: reported loudly and counted, the entry whole on stderr, the other entries still written', async () => {
     const { store, batches } = scriptedStore(isPoisoned);
     const { deadLetter } = memoryDeadLetter(true);
     const problems: ActivityLogProblem[] = [];
-    const log = bufferedActivityLog(store, { deadLetter, onProblem: (p) => problems.push(p) });
+    const stderr: string[] = [];
+    const log = bufferedActivityLog(store, { deadLetter, onProblem: (p) => problems.push(p), stderr: (line) => stderr.push(line) });
     const all = [...entries(3), poisoned(4n), ...entries(3, 5)];
     for (const entry of all) log.record(entry);
     await log.flush();
     expect(ids(batches.flat())).toEqual([1n, 2n, 3n, 5n, 6n, 7n]);
-    expect(log.stats()).toMatchObject({ written: 6, deadLettered: 0, deadLetterFailed: 1 });
+    expect(log.stats()).toMatchObject({ written: 6, deadLettered: 0, deadLetterFailed: 1, logged: 1 });
+    expect(stderr.map((line) => JSON.parse(line) as unknown)).toEqual([expect.objectContaining({ code: '22001', entry: expect.objectContaining({ entityId: '4' }) as unknown })]);
     expect(problems.map((p) => p.kind)).toEqual(['refused', 'dead-letter-failed']);
   });
 });
@@ -293,11 +312,18 @@ describe('dead-letter file', () => {
     writeFileSync(join(dir, 'not-a-dir'), '');
     const { store, batches } = scriptedStore(isPoisoned);
     const problems: ActivityLogProblem[] = [];
-    const log = bufferedActivityLog(store, { deadLetter: deadLetterFile(join(dir, 'not-a-dir', 'dead.jsonl')), onProblem: (p) => problems.push(p) });
+    const stderr: string[] = [];
+    const log = bufferedActivityLog(store, {
+      deadLetter: deadLetterFile(join(dir, 'not-a-dir', 'dead.jsonl')),
+      onProblem: (p) => problems.push(p),
+      stderr: (line) => stderr.push(line),
+    });
     for (const entry of [poisoned(1n), sampleEntry({ entityId: 2n })]) log.record(entry);
     await log.close(1_000);
     expect(ids(batches.flat())).toEqual([2n]);
-    expect(problems.find((p) => p.kind === 'dead-letter-failed')).toMatchObject({ lost: 1, error: expect.any(Error) as unknown });
+    expect(problems.find((p) => p.kind === 'dead-letter-failed')).toMatchObject({ failed: 1, error: expect.any(Error) as unknown });
+    // Whole, as the dead-letter file's own line: `replay-dead-letter --from-log` reads it back.
+    expect(stderr.map((line) => entryOfDeadLetterLine(line))).toEqual([poisoned(1n)]);
   });
 });
 

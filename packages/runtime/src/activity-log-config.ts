@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
-import { isActivityLogUrl } from '@cotizaciones/adapters';
+import { SPOOL_MAX_BYTES, isActivityLogUrl } from '@cotizaciones/adapters';
 import type { ConfigProblems } from './config-problems.js';
 import { integer, readVariables, reporter, type Environment } from './read-env.js';
 
@@ -18,6 +18,8 @@ const ActivityLogEnv = z.object({
   ACTIVITY_LOG_QUEUE_MAX: integer(1, 10_000_000, 10_000),
   ACTIVITY_LOG_DEAD_LETTER: z.string().default('./data/activity-dead-letter.jsonl').describe('a file path'),
   ACTIVITY_LOG_DEAD_LETTER_MAX_BYTES: integer(64 * 1024, 2 ** 40, 64 * 1024 * 1024),
+  ACTIVITY_LOG_SPOOL: z.string().default('./data/activity-spool').describe('a folder path'),
+  ACTIVITY_LOG_SPOOL_MAX_BYTES: integer(1024 * 1024, 2 ** 40, SPOOL_MAX_BYTES),
 });
 
 export interface ActivityLogConfig {
@@ -28,11 +30,15 @@ export interface ActivityLogConfig {
   readonly activityLogDeadLetter: string;
   /** The dead-letter file's bound: past it, refused entries are dropped and counted. */
   readonly activityLogDeadLetterMaxBytes: number;
+  /** The folder of the spool every entry is appended to before its answer is sent. */
+  readonly activityLogSpool: string;
+  /** The spool's bound: past it, entries are held in memory only (counted, logged once a minute). */
+  readonly activityLogSpoolMaxBytes: number;
   /** The default data folder, when a file the service writes is in it: created when the log is opened. */
   readonly dataFolder: string | undefined;
 }
 
-/** Where the default SQLite log and dead-letter file live; the only folder a channel creates. */
+/** Where the default SQLite log, dead-letter file and spool live; the only folder a channel creates (besides the spool's own). */
 const DATA_FOLDER = './data';
 const isDataFolder = (folder: string) => resolve(folder) === resolve(DATA_FOLDER);
 
@@ -42,7 +48,9 @@ export function readActivityLogConfig(env: Environment, problems: ConfigProblems
   const report = reporter(problems);
   // Files the log writes: their folder must exist, except the default ./data, which is created.
   const sqliteFile = e.ACTIVITY_LOG_URL.startsWith('sqlite:') ? e.ACTIVITY_LOG_URL.slice('sqlite:'.length) : undefined;
-  for (const [variable, file] of [['ACTIVITY_LOG_URL', sqliteFile], ['ACTIVITY_LOG_DEAD_LETTER', e.ACTIVITY_LOG_DEAD_LETTER]] as const) {
+  // The spool's folder itself is created; the folder it is in must exist, as for a file.
+  const files = [['ACTIVITY_LOG_URL', sqliteFile], ['ACTIVITY_LOG_DEAD_LETTER', e.ACTIVITY_LOG_DEAD_LETTER], ['ACTIVITY_LOG_SPOOL', e.ACTIVITY_LOG_SPOOL]] as const;
+  for (const [variable, file] of files) {
     if (file === undefined || file === ':memory:' || isDataFolder(dirname(file)) || existsSync(dirname(file))) continue;
     report(variable, `names a file in a folder that does not exist (${dirname(file)}): create the folder first (only ${DATA_FOLDER} is created)`);
   }
@@ -52,6 +60,8 @@ export function readActivityLogConfig(env: Environment, problems: ConfigProblems
     activityLogQueueMax: e.ACTIVITY_LOG_QUEUE_MAX,
     activityLogDeadLetter: e.ACTIVITY_LOG_DEAD_LETTER,
     activityLogDeadLetterMaxBytes: e.ACTIVITY_LOG_DEAD_LETTER_MAX_BYTES,
-    dataFolder: [sqliteFile, e.ACTIVITY_LOG_DEAD_LETTER].some((file) => file !== undefined && isDataFolder(dirname(file))) ? DATA_FOLDER : undefined,
+    activityLogSpool: e.ACTIVITY_LOG_SPOOL,
+    activityLogSpoolMaxBytes: e.ACTIVITY_LOG_SPOOL_MAX_BYTES,
+    dataFolder: [sqliteFile, e.ACTIVITY_LOG_DEAD_LETTER, e.ACTIVITY_LOG_SPOOL].some((file) => file !== undefined && isDataFolder(dirname(file))) ? DATA_FOLDER : undefined,
   };
 }

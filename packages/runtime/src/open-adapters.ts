@@ -25,13 +25,24 @@ export interface Adapters {
   close(timeoutMs: number): Promise<void>;
 }
 
+export interface OpenAdaptersOptions {
+  /** Called before audit entries leave the log's queue (the CLI writes out its journal). */
+  readonly beforeActivityWrite?: () => void;
+  /**
+   * A channel that runs until stopped (the server) keeps what it could not write at its stop in the
+   * spool, and takes over what stopped processes left there. A channel that ends (the CLI) sets what
+   * it could not write aside in the dead-letter file, and leaves other processes' segments alone (its
+   * journal recovers its own killed runs; the next server start forwards their segments).
+   */
+  readonly channel?: 'service' | 'batch';
+}
+
 /**
  * Opens each adapter the configuration names. Adapters with heavy clients are imported only when
  * chosen, so a process carries only the libraries it uses. Stores that are down at start-up are
- * connected to later: {@link Adapters.degraded} says so meanwhile. `beforeActivityWrite`: called
- * before audit entries leave the log's queue (the CLI writes out its journal).
+ * connected to later: {@link Adapters.degraded} says so meanwhile.
  */
-export async function openAdapters(config: RuntimeConfig, log: Log, options: { beforeActivityWrite?: () => void } = {}): Promise<Adapters> {
+export async function openAdapters(config: RuntimeConfig, log: Log, options: OpenAdaptersOptions = {}): Promise<Adapters> {
   if (config.upstreamBaseUrl === undefined) log.warn('UPSTREAM_BASE_URL is unset: using the built-in demo upstream');
   const client = await openUpstream(config);
   const upstream = config.tracing.enabled ? tracedUpstream(client, config.upstreamBaseUrl) : client;
@@ -44,6 +55,10 @@ export async function openAdapters(config: RuntimeConfig, log: Log, options: { b
     table: config.activityLogTable,
     deadLetterFile: config.activityLogDeadLetter,
     deadLetterMaxBytes: config.activityLogDeadLetterMaxBytes,
+    spool: config.activityLogSpool,
+    spoolMaxBytes: config.activityLogSpoolMaxBytes,
+    adoptSpool: options.channel !== 'batch',
+    unwrittenAtClose: options.channel === 'batch' ? 'dead-letter' : 'spool',
     maxQueue: config.activityLogQueueMax,
     traced: config.tracing.enabled,
     beforeWrite: options.beforeActivityWrite,

@@ -1,5 +1,5 @@
 import { OPERATIONS, UPDATE_QUOTATION_FIELD, useCases, type TokenSource, type UseCase } from '@cotizaciones/core';
-import { cookieSessionStore, inMemoryActivityLogStore, staticTokenSource } from '@cotizaciones/adapters';
+import { bufferedActivityLog, cookieSessionStore, inMemoryActivityLogStore, staticTokenSource } from '@cotizaciones/adapters';
 import { inMemoryActivityLog, inMemoryUpstream } from '@cotizaciones/core/testing';
 import type { Readiness } from '@cotizaciones/runtime';
 import { createApp, type AppDeps, type AppOptions } from '../../src/app.js';
@@ -29,6 +29,8 @@ export async function startApp(
 ) {
   const upstream = inMemoryUpstream();
   const activityLog = inMemoryActivityLog();
+  // The metrics read a buffered log's counts; this app records into an in-memory one that keeps none: all zero.
+  const noStats = bufferedActivityLog(inMemoryActivityLogStore());
   const useCaseDeps = { upstream, tokens: deps.tokens ?? staticTokenSource('tok'), activityLog };
   const logs = captureLog();
   const readiness = deps.readiness ?? (() => READY);
@@ -42,7 +44,7 @@ export async function startApp(
       activity: inMemoryActivityLogStore(),
       sessions: deps.sessions ?? cookieSessionStore(),
       log: logs.log,
-      metrics: createMetrics(() => ({ written: 0, retried: 0, dropped: 0, spilled: 0, queued: 0, deadLettered: 0, deadLetterFailed: 0, deadLetterDropped: 0 }), () => true),
+      metrics: createMetrics(() => noStats.stats(), () => true),
       readiness,
     },
   );
@@ -62,3 +64,4 @@ export async function startApp(
     },
   };
 }
+

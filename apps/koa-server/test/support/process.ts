@@ -1,4 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach } from 'vitest';
 
@@ -8,9 +11,14 @@ afterEach(() => {
   for (const child of children.splice(0)) child.kill('SIGKILL');
 });
 
-/** Runs the built server as `pnpm start` does, and waits for its "listening" line. */
+/**
+ * Runs the built server as `pnpm start` does, and waits for its "listening" line. Each process has a
+ * spool of its own (in the run's temporary folder) unless `env` names one: a killed one's entries must
+ * not be forwarded by the next test's server.
+ */
 export async function startProcess(env: Record<string, string>, main = MAIN) {
-  const child = spawn(process.execPath, [main], { env: { PATH: process.env.PATH, PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const spool = join(mkdtempSync(join(tmpdir(), 'spool-')), 'activity-spool');
+  const child = spawn(process.execPath, [main], { env: { PATH: process.env.PATH, PORT: '0', ACTIVITY_LOG_SPOOL: spool, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let stdout = '';
   let stderr = '';

@@ -59,6 +59,8 @@ export interface TestService {
   readonly dbFile: string;
   /** The activity log's dead-letter file (in the same temp dir). */
   readonly deadLetterFile: string;
+  /** The activity log's spool folder (in the same temp dir). */
+  readonly spool: string;
   /** Signs in through /dev/login and returns the Cookie header for later requests. */
   signIn(id?: string): Promise<string>;
   post(path: string, body?: RequestInit['body'], init?: { cookie?: string; headers?: Record<string, string> }): Promise<Response>;
@@ -73,12 +75,14 @@ export async function startService(env: Record<string, string> = {}): Promise<Te
   const dir = mkdtempSync(join(tmpdir(), 'koa-server-'));
   const dbFile = join(dir, 'activity.db');
   const deadLetterFile = join(dir, 'activity-dead-letter.jsonl');
+  const spool = join(dir, 'activity-spool');
   const config = loadConfig({
     UPSTREAM_BASE_URL: stub.url,
     UPSTREAM_TOKEN: TOKEN,
     UPSTREAM_TIMEOUT_MS: '400',
     ACTIVITY_LOG_URL: `sqlite:${dbFile}`,
     ACTIVITY_LOG_DEAD_LETTER: deadLetterFile,
+    ACTIVITY_LOG_SPOOL: spool,
     SESSION_KEYS: SESSION_KEY,
     DEV_LOGIN: '1',
     ...env,
@@ -94,6 +98,7 @@ export async function startService(env: Record<string, string> = {}): Promise<Te
     logs,
     dbFile,
     deadLetterFile,
+    spool,
     async signIn(id = '7') {
       const response = await fetch(`${url}/dev/login`, { method: 'POST', body: new URLSearchParams({ id, name: 'Ana' }) });
       return cookieHeader(response);

@@ -4,6 +4,11 @@ import type { SqlEngine } from './activity-log-url.js';
 /** Where activity entries end up. Writes are batches: one round trip per batch. */
 export interface ActivityLogStore {
   write(entries: readonly ActivityEntry[]): Promise<void>;
+  /**
+   * The most bytes (entry lines, as the spool counts them) one write should carry, when the store has
+   * a limit of its own on a statement (MySQL's max_allowed_packet); undefined otherwise or not yet known.
+   */
+  maxBatchBytes?(): number | undefined;
   /** Resolves when the store answers (readiness). */
   ping(): Promise<void>;
   close(): Promise<void>;

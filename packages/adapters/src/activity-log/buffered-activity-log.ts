@@ -1,27 +1,45 @@
 import type { ActivityEntry, ActivityLog } from '@cotizaciones/core';
-import type { ActivityLogStore } from './activity-log-store.js';
-import { isRefusal, type ActivityStoreError } from './activity-store-error.js';
+import type { ActivityStoreError } from './activity-store-error.js';
+import { activityQueue, estimatedSize, type QueuedEntry } from './activity-queue.js';
+import type { ActivitySpool, SpoolTicket } from './activity-spool.js';
+import { entryLine } from './spool-segment.js';
+import { activityWriter, type WritableStore } from './activity-writer.js';
 import { batchSpans } from './batch-spans.js';
+import { systemClock, type Clock } from './clock.js';
 import type { DeadLetter } from './dead-letter-file.js';
+import { deadLetterRouter, type SetAsideOutcome } from './dead-letter-router.js';
+import type { Refusal } from './dead-letter-line.js';
 
 export interface ActivityLogStats {
   readonly written: number;
   /** Failed batch writes (store unavailable) that were tried again. */
   readonly retried: number;
-  /** Entries lost because the queue was full and no dead-letter file could take them. */
+  /** Entries lost because the queue was full and no dead-letter file was configured. */
   readonly dropped: number;
   /**
    * Entries set aside in the dead-letter file because the store could not take them in time:
-   * past the queue's bound while it was down, or still queued when the log closed.
+   * past the queue's bound while it was down, or still queued when a channel that must exit closed.
    */
   readonly spilled: number;
   readonly queued: number;
-  /** Entries the store refused for what they hold, set aside in the dead-letter file. */
+  /** Entries the store refused (or could not take alone while others were written), set aside in the dead-letter file. */
   readonly deadLettered: number;
-  /** Entries the store refused that could not be set aside either: lost. */
+  /** Entries the dead-letter file could not take (an error): each written whole to stderr instead. */
   readonly deadLetterFailed: number;
   /** Entries not set aside because the dead-letter file was at its bound: dropped. */
   readonly deadLetterDropped: number;
+  /** Entries written whole to stderr as a dead-letter line: neither the store, the spool nor the dead-letter file could take them. */
+  readonly logged: number;
+  /** Entries appended to the spool. */
+  readonly spooled: number;
+  /** Entries the spool could not take (past its bound, or a disk error): held in memory only. */
+  readonly spoolSkipped: number;
+  /** Entries taken over at start from segments a stopped process left. */
+  readonly adopted: number;
+  /** Of those, entries the store already held: not written again. */
+  readonly adoptedFound: number;
+  /** Entries left in the spool at close, for the next start. */
+  readonly leftInSpool: number;
 }
 
 /** The entry's identifying fields, for the server log (its values stay in the dead-letter file). */
@@ -34,28 +52,48 @@ export interface EntryRef {
 export type ActivityLogProblem =
   | { readonly kind: 'write-failed'; readonly error: unknown; readonly attempt: number; readonly queued: number }
   | { readonly kind: 'refused'; readonly error: ActivityStoreError; readonly entry: EntryRef }
-  | { readonly kind: 'dead-letter-failed'; readonly error: unknown; readonly entry: EntryRef; readonly lost: number }
+  /** An entry that fails alone while the entries behind it are written: set aside with its failure. */
+  | { readonly kind: 'unwritable'; readonly error: unknown; readonly entry: EntryRef }
+  /** The dead-letter file could not take this entry: it went whole to stderr. */
+  | { readonly kind: 'dead-letter-failed'; readonly error: unknown; readonly entry: EntryRef; readonly failed: number }
   | { readonly kind: 'dropped'; readonly dropped: number }
   /** At most once a second while it goes on: entries set aside because the queue was full. */
   | { readonly kind: 'spilled'; readonly spilled: number }
-  /** `setAside`: written to the dead-letter file instead; `lost`: neither written nor set aside. */
-  | { readonly kind: 'unwritten-at-close'; readonly setAside: number; readonly lost: number }
+  /**
+   * At the close: `setAside` written to the dead-letter file, `leftInSpool` kept in the spool for the
+   * next start, `lost` neither (a write cut short of an entry the spool did not hold).
+   */
+  | { readonly kind: 'unwritten-at-close'; readonly setAside: number; readonly lost: number; readonly leftInSpool: number }
   /** At most once a minute while it goes on: entries dropped because the dead-letter file is at its bound. */
-  | { readonly kind: 'dead-letter-full'; readonly dropped: number };
+  | { readonly kind: 'dead-letter-full'; readonly dropped: number }
+  /** At most once a minute while it goes on: entries the spool did not take (`full`: at its bound), held in memory only. */
+  | { readonly kind: 'spool-skipped'; readonly reason: 'full' | 'failed'; readonly error?: unknown; readonly skipped: number }
+  /** At start: entries taken over from segments a stopped process left, and lines that held none. */
+  | { readonly kind: 'adopted'; readonly adopted: number; readonly unreadable: number };
 
 export interface BufferedActivityLogOptions {
   /** Entries held in memory at most; past it new entries go to the dead-letter file (or are dropped without one). */
   readonly maxQueue?: number;
-  /** The same bound in (estimated) bytes: 10 000 entries of 1 MiB each would not fit in memory. */
+  /** The same bound in bytes: 10 000 entries of 1 MiB each would not fit in memory. */
   readonly maxQueueBytes?: number;
   /** Entries per INSERT. */
   readonly maxBatch?: number;
+  /** Bytes per INSERT when the store names no limit of its own. */
+  readonly maxBatchBytes?: number;
   /** How long a partial batch waits for more entries: fewer, larger INSERTs under load. */
   readonly lingerMs?: number;
   readonly retryMinMs?: number;
   readonly retryMaxMs?: number;
-  /** Where entries the store refuses or cannot take in time are set aside; without one they are reported and lost. */
+  /** Where entries the store refuses or cannot take in time are set aside. */
   readonly deadLetter?: DeadLetter | undefined;
+  /** Where every entry is appended before `record` returns, and forwarded from. */
+  readonly spool?: ActivitySpool | undefined;
+  /**
+   * What the close does with entries it could not write in time: `spool` keeps them in the spool for
+   * the next start (the server); `dead-letter` sets them aside in the dead-letter file (a channel that
+   * will not start again to forward them: the CLI). Entries the spool does not hold are set aside either way.
+   */
+  readonly unwrittenAtClose?: 'spool' | 'dead-letter';
   /** Told of every failed write and, at most once a second, of dropped entries: the server log. */
   readonly onProblem?: (problem: ActivityLogProblem) => void;
   /** Each store write as a span, linked to the requests its entries came from (OpenTelemetry started). */
@@ -65,35 +103,38 @@ export interface BufferedActivityLogOptions {
    * CLI writes out its journal there, so no entry is stored before the journal names its line.
    */
   readonly beforeWrite?: (() => void) | undefined;
+  /** Time, for the writer's waits (tests inject their own). */
+  readonly clock?: Clock;
+  /** Where an entry nothing else could take goes, whole, as a dead-letter line (default: stderr). */
+  readonly stderr?: (line: string) => void;
 }
 
 export interface BufferedActivityLog extends ActivityLog {
   stats(): ActivityLogStats;
-  /** Writes what is queued (for at most `timeoutMs`), then closes the store and the dead-letter file. */
+  /** Writes what is queued (for at most `timeoutMs`), then closes the store, the dead-letter file and the spool. */
   close(timeoutMs?: number): Promise<void>;
 }
 
+/** The store's own bound on a batch, when it has one (MySQL's max_allowed_packet). */
+export type BoundedStore = WritableStore & { readonly maxBatchBytes?: () => number | undefined };
+
 /**
- * The activity log in front of a store: `record` only enqueues; a single
- * writer drains the queue in batches on a later tick (after `lingerMs`, so a
- * write never delays a response and batches fill up under load).
+ * The activity log in front of a store: `record` appends the entry to the spool (synchronously: it is
+ * on disk before the answer is sent) and queues it; a single writer ({@link activityWriter}) drains the
+ * queue in batches on a later tick, and each entry written, or set aside, is acknowledged in the spool.
  *
- * A store that is unavailable is retried with exponential backoff; meanwhile the
- * queue holds `maxQueue` entries and `maxQueueBytes`, and what does not fit — or is
- * still queued at close — goes to the dead-letter file, for the replay command.
- * A batch the store refuses is split in halves until the refused entries are found
- * alone: each is set aside in the dead-letter file, every other entry is written.
+ * A store that is unavailable is retried with backoff; meanwhile the queue holds `maxQueue` entries
+ * and `maxQueueBytes`, and what does not fit goes to the dead-letter file, for the replay command.
+ * Entries a stopped process left in the spool are forwarded first, each once (looked up by request id).
  */
-export function bufferedActivityLog(store: ActivityLogStore, options: BufferedActivityLogOptions = {}): BufferedActivityLog {
+export function bufferedActivityLog(store: BoundedStore, options: BufferedActivityLogOptions = {}): BufferedActivityLog {
   const maxQueue = options.maxQueue ?? 10_000;
   const maxQueueBytes = options.maxQueueBytes ?? 64 * 1024 * 1024;
-  const maxBatch = options.maxBatch ?? 500;
-  const lingerMs = options.lingerMs ?? 20;
-  const retryMinMs = options.retryMinMs ?? 100;
-  const retryMaxMs = options.retryMaxMs ?? 30_000;
-  const deadLetter = options.deadLetter;
-  const spans = options.traced ? batchSpans() : undefined;
+  const defaultBatchBytes = options.maxBatchBytes ?? DEFAULT_BATCH_BYTES;
+  const clock = options.clock ?? systemClock;
+  const spool = options.spool;
   const beforeWrite = options.beforeWrite ?? (() => undefined);
+  const spans = options.traced ? batchSpans() : undefined;
   const report = (problem: ActivityLogProblem) => {
     try {
       options.onProblem?.(problem);
@@ -101,167 +142,126 @@ export function bufferedActivityLog(store: ActivityLogStore, options: BufferedAc
       // A failing reporter must not stop the writer.
     }
   };
+  const refOf = (entry: ActivityEntry): EntryRef => ({ requestId: entry.requestId, eventKey: entry.eventKey, entityId: entry.entityId.toString() });
 
-  const queue: ActivityEntry[] = [];
-  // The estimated size of each queued entry, in step with `queue`.
-  const sizes: number[] = [];
-  let queuedBytes = 0;
-  let draining = false;
-  let closed = false;
-  // Set at close once the queue has been handed to the dead-letter file: a write still in flight must not touch it.
-  let handedOver = false;
-  // The write under way, for how many entries at the head of the queue.
-  let writing: Promise<void> | undefined;
-  let writingCount = 0;
-  let spilled = 0;
-  let lastSpillReport = 0;
-  let idle: Array<() => void> = [];
-  const settingAside = new Set<Promise<void>>();
-  let written = 0;
-  let retried = 0;
-  let dropped = 0;
-  let deadLettered = 0;
-  let deadLetterFailed = 0;
-  let deadLetterDropped = 0;
-  let lastDropReport = 0;
-  let lastFullReport = -Infinity;
+  const queue = activityQueue(maxQueue, maxQueueBytes);
+  const router = deadLetterRouter({
+    deadLetter: options.deadLetter,
+    clock,
+    stderr: options.stderr,
+    onFailed: (error, entry, failed) => report({ kind: 'dead-letter-failed', error, entry: refOf(entry), failed }),
+    onFull: (dropped) => report({ kind: 'dead-letter-full', dropped }),
+  });
+  const counts = { written: 0, retried: 0, dropped: 0, spooled: 0, spoolSkipped: 0, adopted: 0, adoptedFound: 0, leftInSpool: 0 };
+  let lastSpillReport = -Infinity;
+  let lastDropReport = -Infinity;
+  let lastSpoolReport = -Infinity;
+  let closing = false;
 
-  /** An entry the full dead-letter file could not take: counted, and said at most once a minute. */
-  function droppedAtBound(): void {
-    deadLetterDropped += 1;
-    const now = Date.now();
-    if (now - lastFullReport >= 60_000) {
-      lastFullReport = now;
-      report({ kind: 'dead-letter-full', dropped: deadLetterDropped });
-    }
-  }
-
-  function take(count: number): ActivityEntry[] {
-    const removed = sizes.splice(0, count);
-    for (const size of removed) queuedBytes -= size;
-    return queue.splice(0, count);
-  }
-
-  /** Sets aside entries the store could not take in time (not refused: replaying them as they are will work). */
-  function spill(entries: readonly ActivityEntry[], code: string, reason: string, bounded: boolean): Promise<number> {
+  const acknowledge = (items: readonly QueuedEntry[]) => {
+    const tickets = items.flatMap((item) => (item.ticket ? [item.ticket] : []));
+    if (tickets.length > 0) spool?.acknowledge(tickets);
+  };
+  /** Sets an entry aside; once it is out of our hands (kept, dropped at the bound, or logged) the spool lets it go. */
+  const setAside = (item: QueuedEntry, refusal: Refusal, how: { refused: boolean; bounded: boolean }): Promise<SetAsideOutcome> => {
     beforeWrite();
-    const appends = entries.map((entry) => {
-      if (!deadLetter) return Promise.resolve(false);
-      const appending = deadLetter.append(entry, { code, reason }, { bounded }).then(
-        (kept) => (kept ? (spilled += 1) : droppedAtBound(), kept),
-        (cause: unknown) => {
-          deadLetterFailed += 1;
-          const ref = { requestId: entry.requestId, eventKey: entry.eventKey, entityId: entry.entityId.toString() };
-          report({ kind: 'dead-letter-failed', error: cause, entry: ref, lost: deadLetterFailed });
-          return false;
-        },
-      );
-      const tracked = appending.then(() => undefined);
-      settingAside.add(tracked);
-      void tracked.finally(() => settingAside.delete(tracked));
-      return appending;
+    return router.setAside(item.entry, refusal, how).then((outcome) => {
+      acknowledge([item]);
+      return outcome;
     });
-    return Promise.all(appends).then((done) => done.filter(Boolean).length);
-  }
+  };
 
-  function setAside(entry: ActivityEntry, error: ActivityStoreError): void {
-    const ref = { requestId: entry.requestId, eventKey: entry.eventKey, entityId: entry.entityId.toString() };
-    report({ kind: 'refused', error, entry: ref });
-    const lost = (cause: unknown) => {
-      deadLetterFailed += 1;
-      report({ kind: 'dead-letter-failed', error: cause, entry: ref, lost: deadLetterFailed });
-    };
-    if (!deadLetter) return lost(new Error('no dead-letter file configured'));
-    beforeWrite();
-    // Not awaited: the writer goes on with the next batch while the file is appended to.
-    const appending = deadLetter.append(entry, { code: error.code, reason: error.message }).then((kept) => {
-      if (kept) deadLettered += 1;
-      else droppedAtBound();
-    }, lost);
-    settingAside.add(appending);
-    void appending.finally(() => settingAside.delete(appending));
-  }
+  const writer = activityWriter({
+    store,
+    queue,
+    clock,
+    maxBatch: options.maxBatch ?? 500,
+    maxBatchBytes: () => Math.min(defaultBatchBytes, store.maxBatchBytes?.() ?? Infinity),
+    lingerMs: options.lingerMs ?? 20,
+    retryMinMs: options.retryMinMs ?? 100,
+    retryMaxMs: options.retryMaxMs ?? 30_000,
+    spans,
+    beforeWrite,
+    onWritten(batch, stored) {
+      counts.written += stored;
+      counts.adoptedFound += batch.length - stored;
+      acknowledge(batch);
+    },
+    onRefused(item, error) {
+      report({ kind: 'refused', error, entry: refOf(item.entry) });
+      void setAside(item, { code: error.code, reason: error.message }, { refused: true, bounded: true });
+    },
+    onUnwritable(item, error) {
+      report({ kind: 'unwritable', error, entry: refOf(item.entry) });
+      const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : 'UNKNOWN';
+      const reason = `not written alone while the entries behind it were: ${error instanceof Error ? error.message : String(error)}`;
+      void setAside(item, { code, reason }, { refused: true, bounded: true });
+    },
+    onFailed(error, attempt) {
+      counts.retried += 1;
+      report({ kind: 'write-failed', error, attempt, queued: queue.length });
+    },
+  });
 
-  async function drain(): Promise<void> {
-    let attempt = 0;
-    // How many entries at the head of the queue are known to hold one the store refuses.
-    let suspect = 0;
-    while (queue.length > 0 && !closed) {
-      if (suspect === 0 && queue.length < maxBatch && lingerMs > 0) await sleep(lingerMs);
-      const batch = queue.slice(0, suspect === 0 ? maxBatch : Math.ceil(suspect / 2));
-      try {
-        beforeWrite();
-        writing = spans ? spans.write(batch, () => store.write(batch)) : store.write(batch);
-        writingCount = batch.length;
-        await writing;
-        writing = undefined;
-        if (handedOver) return;
-        take(batch.length);
-        written += batch.length;
-        attempt = 0;
-        suspect = Math.max(0, suspect - batch.length);
-      } catch (error) {
-        writing = undefined;
-        if (handedOver) return;
-        if (isRefusal(error)) {
-          attempt = 0;
-          if (batch.length > 1) {
-            suspect = batch.length;
-          } else {
-            take(1);
-            suspect = 0;
-            setAside(batch[0]!, error);
-          }
-          continue;
-        }
-        attempt += 1;
-        retried += 1;
-        report({ kind: 'write-failed', error, attempt, queued: queue.length });
-        await sleep(Math.min(retryMaxMs, retryMinMs * 2 ** (attempt - 1)));
-      }
+  /** Queues an entry, or — past the queue's bound — sets it aside (the store is not keeping up). */
+  const enqueue = (item: QueuedEntry) => {
+    if (!queue.full(item.bytes)) {
+      queue.push(item);
+      writer.wake();
+      return;
     }
-    draining = false;
-    const waiting = idle;
-    idle = [];
-    for (const resolve of waiting) resolve();
+    const now = clock.now();
+    if (options.deadLetter) {
+      void setAside(item, { code: 'QUEUE_FULL', reason: 'the activity log queue was full while the store could not take entries' }, { refused: false, bounded: true });
+      if (now - lastSpillReport >= 1_000) {
+        lastSpillReport = now;
+        report({ kind: 'spilled', spilled: router.counts.spilled + 1 });
+      }
+      return;
+    }
+    counts.dropped += 1;
+    acknowledge([item]);
+    if (now - lastDropReport >= 1_000) {
+      lastDropReport = now;
+      report({ kind: 'dropped', dropped: counts.dropped });
+    }
+  };
+
+  if (spool && spool.adopted.length > 0) {
+    counts.adopted = spool.adopted.length;
+    report({ kind: 'adopted', adopted: spool.adopted.length, unreadable: spool.unreadable });
+    for (const { entry, ticket } of spool.adopted) enqueue({ entry, bytes: Buffer.byteLength(entryLine(entry)), ticket, adopted: true });
   }
 
-  async function flush(): Promise<void> {
-    if (draining) await new Promise<void>((resolve) => idle.push(resolve));
-    await Promise.all([...settingAside]);
-  }
+  const flush = async () => {
+    await writer.idle();
+    await router.settled();
+  };
 
   return {
     record(entry) {
-      const size = estimatedSize(entry);
-      if (queue.length >= maxQueue || queuedBytes + size > maxQueueBytes) {
-        const now = Date.now();
-        if (deadLetter) {
-          void spill([entry], 'QUEUE_FULL', 'the activity log queue was full while the store could not take entries', true);
-          if (now - lastSpillReport >= 1_000) {
-            lastSpillReport = now;
-            report({ kind: 'spilled', spilled: spilled + 1 });
-          }
-          return;
-        }
-        dropped += 1;
-        if (now - lastDropReport >= 1_000) {
-          lastDropReport = now;
-          report({ kind: 'dropped', dropped });
-        }
-        return;
-      }
       spans?.recorded(entry);
-      queue.push(entry);
-      sizes.push(size);
-      queuedBytes += size;
-      if (!draining) {
-        draining = true;
-        setImmediate(() => void drain());
+      let ticket: SpoolTicket | undefined;
+      let bytes = 0;
+      if (spool && !closing) {
+        const appended = spool.append(entry);
+        if (appended.ok) {
+          counts.spooled += 1;
+          ticket = appended.ticket;
+          bytes = appended.bytes;
+        } else {
+          counts.spoolSkipped += 1;
+          const now = clock.now();
+          if (now - lastSpoolReport >= 60_000) {
+            lastSpoolReport = now;
+            report({ kind: 'spool-skipped', reason: appended.reason, error: appended.error, skipped: counts.spoolSkipped });
+          }
+        }
       }
+      enqueue({ entry, bytes: bytes || estimatedSize(entry), ticket, adopted: false });
     },
     flush,
-    stats: () => ({ written, retried, dropped, spilled, queued: queue.length, deadLettered, deadLetterFailed, deadLetterDropped }),
+    stats: () => ({ ...counts, ...router.counts, queued: queue.length }),
     async close(timeoutMs = 10_000) {
       let timer: NodeJS.Timeout | undefined;
       const deadline = new Promise<void>((resolve) => {
@@ -269,36 +269,37 @@ export function bufferedActivityLog(store: ActivityLogStore, options: BufferedAc
       });
       await Promise.race([flush(), deadline]);
       clearTimeout(timer);
-      closed = true;
+      closing = true;
+      writer.stop();
+      let setAsideCount = 0;
+      let lost = 0;
       if (queue.length > 0) {
-        // A write under way may still land: give it a moment, then its batch counts as lost, not set aside, so no entry is stored twice.
-        if (writing) await Promise.race([writing.catch(() => undefined), sleep(IN_FLIGHT_GRACE_MS)]);
-        const uncertain = writing ? writingCount : 0;
-        handedOver = true;
-        const rest = take(queue.length).slice(uncertain);
-        // The only copy of entries the service took: set aside whatever the file's bound.
-        const setAside = await spill(rest, 'UNWRITTEN_AT_CLOSE', 'the activity log closed while the store could not take entries', false);
-        report({ kind: 'unwritten-at-close', setAside, lost: uncertain + rest.length - setAside });
+        // A write under way may still land: give it a moment; if it does not, its entries are neither written nor set aside (the spool keeps them).
+        const { writing } = writer.inFlight();
+        if (writing) await Promise.race([writing.catch(() => undefined), clock.sleep(IN_FLIGHT_GRACE_MS)]);
+        const uncertain = new Set(writer.inFlight().entries);
+        writer.handOver();
+        const rest = queue.takeAll();
+        lost = rest.filter((item) => uncertain.has(item) && !item.ticket).length;
+        const toSetAside = rest.filter((item) => !uncertain.has(item) && (!item.ticket || options.unwrittenAtClose === 'dead-letter'));
+        // The only copy a channel that exits has (or none at all): set aside whatever the file's bound.
+        const outcomes = await Promise.all(
+          toSetAside.map((item) =>
+            setAside(item, { code: 'UNWRITTEN_AT_CLOSE', reason: 'the activity log closed while the store could not take entries' }, { refused: false, bounded: false }),
+          ),
+        );
+        setAsideCount = outcomes.filter((outcome) => outcome === 'kept').length;
       }
+      await router.settled();
       await store.close();
       // Lines being appended are finished, not cut: they are the only copy of their entries.
-      await deadLetter?.close();
+      await options.deadLetter?.close();
+      counts.leftInSpool = spool?.close() ?? 0;
+      if (setAsideCount + lost + counts.leftInSpool > 0) report({ kind: 'unwritten-at-close', setAside: setAsideCount, lost, leftInSpool: counts.leftInSpool });
     },
   };
 }
 
 const IN_FLIGHT_GRACE_MS = 1_000;
-
-/**
- * Roughly what an entry holds, in characters: what the queue's byte bound counts. Cheap (no
- * serialising): the use cases put only strings in `details`; anything else counts as JSON.
- */
-function estimatedSize(entry: ActivityEntry): number {
-  let size = 256 + entry.description.length + (entry.userAgent?.length ?? 0) + entry.userId.length;
-  for (const value of Object.values(entry.details ?? {})) size += 16 + (typeof value === 'string' ? value.length : (JSON.stringify(value)?.length ?? 0));
-  return size;
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
+/** A batch's bytes when the store names no limit: what one INSERT carries at most. */
+const DEFAULT_BATCH_BYTES = 16 * 1024 * 1024;

@@ -41,6 +41,7 @@ export function lazyActivityLogStore(open: () => Promise<ReadableActivityLogStor
     async write(entries) {
       await (await connected()).write(entries);
     },
+    maxBatchBytes: () => opened?.maxBatchBytes?.(),
     async ping() {
       await (await connected()).ping();
     },

@@ -1,4 +1,5 @@
 import type { ReadableActivityLogStore } from './activity-log-store.js';
+import { openSpool } from './activity-spool.js';
 import { bufferedActivityLog, type BufferedActivityLog, type BufferedActivityLogOptions } from './buffered-activity-log.js';
 import { deadLetterFile } from './dead-letter-file.js';
 import { inMemoryActivityLogStore } from './in-memory-activity-log-store.js';
@@ -13,25 +14,32 @@ export interface OpenedActivityLog {
   readonly engine: string;
 }
 
-export interface OpenActivityLogOptions extends Omit<BufferedActivityLogOptions, 'deadLetter'> {
+export interface OpenActivityLogOptions extends Omit<BufferedActivityLogOptions, 'deadLetter' | 'spool'> {
   readonly table?: string;
   /** The dead-letter file (JSON lines) for entries the store refuses. */
   readonly deadLetterFile?: string;
   /** The dead-letter file's bound in bytes (default 64 MiB). */
   readonly deadLetterMaxBytes?: number;
+  /** The spool's folder: every entry is appended there before `record` returns. */
+  readonly spool?: string;
+  /** The spool's bound in bytes (default 256 MiB). */
+  readonly spoolMaxBytes?: number;
+  /** Take over what stopped processes left in the spool (default true). */
+  readonly adoptSpool?: boolean;
   readonly onConnectionError?: (error: Error) => void;
 }
 
 /**
  * The buffered activity log over the store `url` names. Returns at once: an SQL
  * store connects in the background (see {@link lazyActivityLogStore}) while
- * entries queue.
+ * entries queue (and, with a spool, wait on disk).
  */
 export function openActivityLog(url: string, options: OpenActivityLogOptions = {}): OpenedActivityLog {
-  const { table, deadLetterFile: deadLetterPath, deadLetterMaxBytes, onConnectionError, ...buffering } = options;
+  const { table, deadLetterFile: deadLetterPath, deadLetterMaxBytes, spool: spoolDir, spoolMaxBytes, adoptSpool, onConnectionError, ...buffering } = options;
   const store = url === 'memory:' ? inMemoryActivityLogStore() : lazyActivityLogStore(() => openSql(url, { table, onConnectionError }));
   const deadLetter = deadLetterPath === undefined ? undefined : deadLetterFile(deadLetterPath, deadLetterMaxBytes === undefined ? {} : { maxBytes: deadLetterMaxBytes });
-  return { log: bufferedActivityLog(store, { ...buffering, deadLetter }), store, engine: sqlEngineOf(url) ?? 'memory' };
+  const spool = spoolDir === undefined ? undefined : openSpool(spoolDir, { ...(spoolMaxBytes === undefined ? {} : { maxBytes: spoolMaxBytes }), adopt: adoptSpool ?? true });
+  return { log: bufferedActivityLog(store, { ...buffering, deadLetter, spool }), store, engine: sqlEngineOf(url) ?? 'memory' };
 }
 
 async function openSql(url: string, options: SqlStoreOptions): Promise<ReadableActivityLogStore> {

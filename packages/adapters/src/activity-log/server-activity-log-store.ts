@@ -28,8 +28,10 @@ export async function openServerActivityLogStore(engine: ServerEngine, url: stri
       throw storeError(error, isRefused, secrets);
     }
   };
+  let maxBatchBytes: number;
   try {
     await translated(sql.raw(createTableSql(engine, table)).execute(db));
+    maxBatchBytes = await batchBytesOf(engine, db);
   } catch (error) {
     await db.destroy();
     throw error;
@@ -42,6 +44,7 @@ export async function openServerActivityLogStore(engine: ServerEngine, url: stri
       if (entries.length === 0) return;
       await translated(db.executeQuery(insertStatement(engine, table, entries)));
     },
+    maxBatchBytes: () => maxBatchBytes,
     async ping() {
       await translated(sql`SELECT 1`.execute(db));
     },
@@ -62,6 +65,24 @@ export async function openServerActivityLogStore(engine: ServerEngine, url: stri
     close: () => db.destroy(),
   };
 }
+
+/**
+ * What one INSERT may carry. MySQL/MariaDB refuse a statement past `max_allowed_packet` (asked at
+ * connect; a statement past it fails as a lost connection, not as a refusal); mysql2 sends values
+ * escaped into the text, which can double them, hence half. PostgreSQL takes up to 1 GiB a message
+ * and 65 535 bound parameters a statement (11 a row: the writer's 500 rows a batch are 5 500).
+ */
+async function batchBytesOf(engine: ServerEngine, db: Kysely<Database>): Promise<number> {
+  if (engine === 'postgres') return POSTGRES_BATCH_BYTES;
+  const { rows } = await sql<{ packet: number | string }>`SELECT @@max_allowed_packet AS packet`.execute(db);
+  const packet = Number(rows[0]?.packet ?? 0);
+  return Math.max(MIN_BATCH_BYTES, Math.floor(packet / 2) - STATEMENT_OVERHEAD_BYTES);
+}
+
+const POSTGRES_BATCH_BYTES = 64 * 1024 * 1024;
+const MIN_BATCH_BYTES = 64 * 1024;
+/** The statement's own text and each row's separators, beside the values. */
+const STATEMENT_OVERHEAD_BYTES = 64 * 1024;
 
 /**
  * One multi-row INSERT with bound parameters, written directly: the query

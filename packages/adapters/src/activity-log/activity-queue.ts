@@ -1,0 +1,83 @@
+import type { ActivityEntry } from '@cotizaciones/core';
+import type { SpoolTicket } from './activity-spool.js';
+
+/** An entry waiting for the store. */
+export interface QueuedEntry {
+  readonly entry: ActivityEntry;
+  /** Its size as the store's batch bound counts it (its spool line, or an estimate). */
+  readonly bytes: number;
+  /** Where the spool holds it; undefined when the spool could not take it (memory is then its only copy). */
+  readonly ticket: SpoolTicket | undefined;
+  /** Taken over from another process's spool: the store may hold it already, and is asked first. */
+  adopted: boolean;
+}
+
+/**
+ * The entries waiting for the store, oldest first, bounded in count and bytes: the in-memory cache
+ * of what the spool holds (the spool is the copy that survives the process).
+ */
+export interface ActivityQueue {
+  readonly length: number;
+  /** Whether one more entry of `bytes` would pass a bound. */
+  full(bytes: number): boolean;
+  push(item: QueuedEntry): void;
+  /** The first entries, at most `maxEntries` and `maxBytes` (always at least one), from index `from`. */
+  head(maxEntries: number, maxBytes: number, from?: number): QueuedEntry[];
+  /** Removes these entries (by identity). */
+  remove(items: readonly QueuedEntry[]): void;
+  /** Removes and returns everything. */
+  takeAll(): QueuedEntry[];
+}
+
+export function activityQueue(maxEntries: number, maxBytes: number): ActivityQueue {
+  let items: QueuedEntry[] = [];
+  let bytes = 0;
+  return {
+    get length() {
+      return items.length;
+    },
+    full: (size) => items.length >= maxEntries || bytes + size > maxBytes,
+    push(item) {
+      items.push(item);
+      bytes += item.bytes;
+    },
+    head(maxCount, maxSize, from = 0) {
+      const batch: QueuedEntry[] = [];
+      let size = 0;
+      for (let i = from; i < items.length && batch.length < maxCount; i += 1) {
+        const item = items[i]!;
+        if (batch.length > 0 && size + item.bytes > maxSize) break;
+        batch.push(item);
+        size += item.bytes;
+      }
+      return batch;
+    },
+    remove(removed) {
+      if (removed.length === 0) return;
+      // Usually the head, in order: the common case costs one splice.
+      if (removed.every((item, i) => items[i] === item)) {
+        items.splice(0, removed.length);
+      } else {
+        const gone = new Set(removed);
+        items = items.filter((item) => !gone.has(item));
+      }
+      for (const item of removed) bytes -= item.bytes;
+    },
+    takeAll() {
+      const all = items;
+      items = [];
+      bytes = 0;
+      return all;
+    },
+  };
+}
+
+/**
+ * Roughly what an entry holds, in bytes: what the queue's bound counts for an entry the spool did not
+ * take. Cheap (no serialising): the use cases put only strings in `details`; anything else counts as JSON.
+ */
+export function estimatedSize(entry: ActivityEntry): number {
+  let size = 256 + entry.description.length + (entry.userAgent?.length ?? 0) + entry.userId.length;
+  for (const value of Object.values(entry.details ?? {})) size += 16 + (typeof value === 'string' ? value.length : (JSON.stringify(value)?.length ?? 0));
+  return size;
+}

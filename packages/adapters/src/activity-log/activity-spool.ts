@@ -1,0 +1,143 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ActivityEntry } from '@cotizaciones/core';
+import { adoptSegment, createSegment, entryLine, type SpoolSegment } from './spool-segment.js';
+
+/** Where an entry is in the spool: what acknowledges it. */
+export interface SpoolTicket {
+  readonly segment: SpoolSegment;
+  readonly index: number;
+}
+
+/** An entry taken over from a segment a stopped process left. */
+export interface AdoptedEntry {
+  readonly entry: ActivityEntry;
+  readonly ticket: SpoolTicket;
+}
+
+export type SpoolAppend =
+  /** `bytes`: the entry's line, what the store's batch bound counts. */
+  | { readonly ok: true; readonly ticket: SpoolTicket; readonly bytes: number }
+  /** `full`: past the spool's bound; `failed`: the disk did not take it (ENOSPC, EIO…). */
+  | { readonly ok: false; readonly reason: 'full' | 'failed'; readonly error?: unknown };
+
+/**
+ * The activity log's local spool (`ACTIVITY_LOG_SPOOL`): every entry is appended here, synchronously,
+ * before its answer is sent, and leaves when acknowledged (stored, or set aside). Each process writes
+ * its own segment files (see {@link SpoolSegment}), locked for its lifetime; at open it takes over the
+ * segments no live process holds and hands back their entries not yet acknowledged.
+ */
+export interface ActivitySpool {
+  append(entry: ActivityEntry): SpoolAppend;
+  /** Done with these entries: a segment whose entries are all done is removed once it is no longer written to. */
+  acknowledge(tickets: readonly SpoolTicket[]): void;
+  /** The entries of the segments taken over at open, oldest first. */
+  readonly adopted: readonly AdoptedEntry[];
+  /** Lines of those segments that held no entry (a write cut short by a crash): skipped. */
+  readonly unreadable: number;
+  /** Bytes in the segments this process holds. */
+  bytes(): number;
+  /** Releases every segment: the done ones are removed, the others kept for the next process. How many entries they still hold. */
+  close(): number;
+}
+
+export interface SpoolOptions {
+  /** The most bytes the segments this process holds may take; past it, entries are not spooled. */
+  readonly maxBytes?: number;
+  /** A segment is no longer written to past this size. */
+  readonly segmentBytes?: number;
+  /** Take over the segments no live process holds (default true). */
+  readonly adopt?: boolean;
+  /** How often what was appended is synced to the disk (fdatasync, in the thread pool); 0: never. */
+  readonly syncIntervalMs?: number;
+}
+
+/** ACTIVITY_LOG_SPOOL_MAX_BYTES's default. */
+export const SPOOL_MAX_BYTES = 256 * 1024 * 1024;
+const SEGMENT_BYTES = 8 * 1024 * 1024;
+/** A power loss loses at most this much of what was answered; a crash of the process loses nothing. */
+const SYNC_INTERVAL_MS = 200;
+const SUFFIX = '.spool';
+
+/** Opens the spool in `dir` (created if missing; its parent must exist). */
+export function openSpool(dir: string, options: SpoolOptions = {}): ActivitySpool {
+  const maxBytes = options.maxBytes ?? SPOOL_MAX_BYTES;
+  const segmentBytes = options.segmentBytes ?? SEGMENT_BYTES;
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const held: SpoolSegment[] = [];
+  const adopted: AdoptedEntry[] = [];
+  let unreadable = 0;
+  if (options.adopt ?? true) {
+    // Sorted by name, which starts with the creation time: the oldest entries go first.
+    for (const name of readdirSync(dir).filter((file) => file.endsWith(SUFFIX)).sort()) {
+      const taken = adoptSegment(join(dir, name));
+      if (!taken) continue;
+      unreadable += taken.unreadable;
+      if (taken.segment.pending === 0) {
+        taken.segment.remove();
+        continue;
+      }
+      held.push(taken.segment);
+      for (const { entry, index } of taken.pending) adopted.push({ entry, ticket: { segment: taken.segment, index } });
+    }
+  }
+  let active: SpoolSegment | undefined;
+  const syncIntervalMs = options.syncIntervalMs ?? SYNC_INTERVAL_MS;
+  const syncing = syncIntervalMs > 0 ? setInterval(() => active?.sync(), syncIntervalMs).unref() : undefined;
+  const heldBytes = () => held.reduce((sum, segment) => sum + segment.bytes, 0);
+  const retire = (segment: SpoolSegment) => {
+    segment.remove();
+    held.splice(held.indexOf(segment), 1);
+  };
+
+  return {
+    adopted,
+    unreadable,
+    bytes: heldBytes,
+    append(entry) {
+      const line = entryLine(entry);
+      const bytes = Buffer.byteLength(line);
+      if (heldBytes() + bytes > maxBytes) return { ok: false, reason: 'full' };
+      try {
+        if (!active || active.bytes >= segmentBytes) {
+          const previous = active;
+          active = createSegment(join(dir, segmentName()));
+          held.push(active);
+          previous?.sync();
+          if (previous && previous.commit()) retire(previous);
+        }
+        return { ok: true, ticket: { segment: active, index: active.append(line) }, bytes };
+      } catch (error) {
+        return { ok: false, reason: 'failed', error };
+      }
+    },
+    acknowledge(tickets) {
+      const touched = new Set<SpoolSegment>();
+      for (const { segment, index } of tickets) {
+        segment.acknowledge(index);
+        touched.add(segment);
+      }
+      for (const segment of touched) {
+        // The segment being written to stays (and keeps its name) until it is full.
+        if (segment.commit() && segment !== active && held.includes(segment)) retire(segment);
+      }
+    },
+    close() {
+      clearInterval(syncing);
+      let left = 0;
+      for (const segment of held.splice(0)) {
+        left += segment.pending;
+        if (segment.commit()) segment.remove();
+        else segment.release();
+      }
+      active = undefined;
+      return left;
+    },
+  };
+}
+
+/** Sortable by creation time; unique without the pid (two containers may both run as pid 1). */
+function segmentName(): string {
+  return `${Date.now().toString().padStart(15, '0')}-${randomBytes(6).toString('hex')}${SUFFIX}`;
+}

@@ -1,0 +1,192 @@
+import type { ActivityEntry } from '@cotizaciones/core';
+import type { ActivityLogStore } from './activity-log-store.js';
+import { isRefusal, type ActivityStoreError } from './activity-store-error.js';
+import type { ActivityQueue, QueuedEntry } from './activity-queue.js';
+import type { BatchSpans } from './batch-spans.js';
+import type { Clock } from './clock.js';
+
+/** A store as the writer uses it: batches, and, when it can, which request ids it holds already. */
+export type WritableStore = ActivityLogStore & {
+  readonly storedRequestIds?: (requestIds: readonly string[]) => Promise<Set<string>>;
+};
+
+export interface WriterOptions {
+  readonly store: WritableStore;
+  readonly queue: ActivityQueue;
+  readonly clock: Clock;
+  /** Entries per batch. */
+  readonly maxBatch: number;
+  /** Bytes per batch (the queue's sizes): below the store's own limit on a statement. */
+  readonly maxBatchBytes: () => number;
+  /** How long a partial batch waits for more entries. */
+  readonly lingerMs: number;
+  readonly retryMinMs: number;
+  readonly retryMaxMs: number;
+  readonly spans: BatchSpans | undefined;
+  /** Called synchronously before entries leave the queue (the CLI writes out its journal). */
+  readonly beforeWrite: () => void;
+  /** `batch` left the queue: `stored` of them written now, the others found in the store already. */
+  readonly onWritten: (batch: readonly QueuedEntry[], stored: number) => void;
+  /** The store refused this entry for what it holds (alone): to be set aside. */
+  readonly onRefused: (item: QueuedEntry, error: ActivityStoreError) => void;
+  /** This entry fails alone while the entries behind it are written: to be set aside, with the failure. */
+  readonly onUnwritable: (item: QueuedEntry, error: unknown) => void;
+  /** A write failed (the store unavailable): reported, retried. */
+  readonly onFailed: (error: unknown, attempt: number) => void;
+}
+
+/** After ENOSPC (or SQLite's SQLITE_FULL), tries at most this far apart: writing resumes soon after space returns. */
+const DISK_FULL_RETRY_MS = 1_000;
+/** A batch of several entries that fails this many times in a row is split, whatever the failure. */
+const SPLIT_AFTER_FAILURES = 2;
+
+/**
+ * The single writer that drains the queue into the store, in batches bounded in entries and bytes.
+ *
+ * - A batch the store refuses is split in halves until the refused entries are found alone: each is
+ *   handed to `onRefused`, every other entry written.
+ * - A batch that fails as unavailable is retried with exponential backoff; after two failures in a
+ *   row a batch of several entries is split the same way (one entry may be what breaks it: a
+ *   statement past the server's packet limit fails as a lost connection).
+ * - An entry that fails alone twice is passed over once: if the entries behind it are then written,
+ *   it is what cannot be written, and goes to `onUnwritable`; if they fail too, the store is down.
+ * - Entries taken over from another process's spool are first looked up in the store by request id.
+ */
+export function activityWriter(options: WriterOptions) {
+  const { store, queue, clock, maxBatch, lingerMs, retryMinMs, retryMaxMs, spans, beforeWrite } = options;
+  let running = false;
+  let stopped = false;
+  let handedOver = false;
+  let writing: Promise<void> | undefined;
+  let inFlight: readonly QueuedEntry[] = [];
+  let idle: Array<() => void> = [];
+
+  const write = (entries: readonly ActivityEntry[]) => (spans ? spans.write(entries, () => store.write(entries)) : store.write(entries));
+
+  /** The batch's entries the store does not hold yet (only adopted entries are looked up). */
+  async function unstored(batch: readonly QueuedEntry[]): Promise<QueuedEntry[]> {
+    const asked = batch.filter((item) => item.adopted && item.entry.requestId !== undefined);
+    if (asked.length === 0 || !store.storedRequestIds) return [...batch];
+    const held = await store.storedRequestIds(asked.map((item) => item.entry.requestId!));
+    for (const item of batch) item.adopted = false;
+    return batch.filter((item) => item.entry.requestId === undefined || !held.has(item.entry.requestId));
+  }
+
+  async function backoff(error: unknown, attempt: number): Promise<void> {
+    const delay = Math.min(retryMaxMs, retryMinMs * 2 ** (attempt - 1));
+    await clock.sleep(isDiskFull(error) ? Math.min(delay, DISK_FULL_RETRY_MS) : delay);
+  }
+
+  async function drain(): Promise<void> {
+    let attempt = 0;
+    // How many entries at the head of the queue hold one the store cannot take: batches halve within them.
+    let suspect = 0;
+    let failures = 0;
+    // An entry that failed alone twice, while the entries behind it are tried.
+    let passedOver: { item: QueuedEntry; error: unknown } | undefined;
+    while (queue.length > 0 && !stopped) {
+      if (suspect === 0 && !passedOver && queue.length < maxBatch && lingerMs > 0) await clock.sleep(lingerMs);
+      if (stopped) break;
+      const batch = passedOver ? queue.head(maxBatch, options.maxBatchBytes(), 1) : queue.head(suspect === 0 ? maxBatch : Math.ceil(suspect / 2), options.maxBatchBytes());
+      try {
+        beforeWrite();
+        inFlight = batch;
+        const fresh = await unstored(batch);
+        if (fresh.length > 0) {
+          writing = write(fresh.map((item) => item.entry));
+          await writing;
+        }
+        writing = undefined;
+        inFlight = [];
+        if (handedOver) return;
+        queue.remove(batch);
+        options.onWritten(batch, fresh.length);
+        attempt = 0;
+        failures = 0;
+        if (passedOver) {
+          queue.remove([passedOver.item]);
+          options.onUnwritable(passedOver.item, passedOver.error);
+          passedOver = undefined;
+          suspect = 0;
+        } else {
+          suspect = Math.max(0, suspect - batch.length);
+        }
+      } catch (error) {
+        writing = undefined;
+        inFlight = [];
+        if (handedOver) return;
+        if (isRefusal(error)) {
+          attempt = 0;
+          failures = 0;
+          passedOver = undefined;
+          if (batch.length > 1) {
+            suspect = batch.length;
+          } else {
+            queue.remove(batch);
+            suspect = 0;
+            options.onRefused(batch[0]!, error);
+          }
+          continue;
+        }
+        failures += 1;
+        options.onFailed(error, attempt + 1);
+        if (passedOver) {
+          // The entries behind it fail too: the store is down, not the entry.
+          passedOver = undefined;
+          failures = 0;
+        } else if (batch.length > 1 && failures >= SPLIT_AFTER_FAILURES) {
+          suspect = batch.length;
+          failures = 0;
+          await clock.sleep(retryMinMs);
+          continue;
+        } else if (batch.length === 1 && failures >= SPLIT_AFTER_FAILURES && queue.length > 1) {
+          passedOver = { item: batch[0]!, error };
+          failures = 0;
+          continue;
+        }
+        attempt += 1;
+        await backoff(error, attempt);
+      }
+    }
+    running = false;
+    const waiting = idle;
+    idle = [];
+    for (const resolve of waiting) resolve();
+  }
+
+  return {
+    /** Starts draining on a later turn, if not already. */
+    wake(): void {
+      if (running || stopped) return;
+      running = true;
+      setImmediate(() => void drain());
+    },
+    /** Resolves once the queue is empty (or the writer stopped). */
+    idle(): Promise<void> {
+      return running ? new Promise<void>((resolve) => idle.push(resolve)) : Promise.resolve();
+    },
+    /** No new batch starts. */
+    stop(): void {
+      stopped = true;
+      if (!running) return;
+      // A writer asleep (linger, backoff) never wakes to say it is idle: say it now.
+      running = false;
+      const waiting = idle;
+      idle = [];
+      for (const resolve of waiting) resolve();
+    },
+    /** The write under way, if any, and its entries. */
+    inFlight: () => ({ writing, entries: inFlight }),
+    /** The write under way no longer counts: its entries are the closer's now. */
+    handOver(): void {
+      handedOver = true;
+    },
+  };
+}
+
+export type ActivityWriter = ReturnType<typeof activityWriter>;
+
+function isDiskFull(error: unknown): boolean {
+  const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
+  return code === 'ENOSPC' || code === 'EDQUOT' || code.startsWith('SQLITE_FULL');
+}

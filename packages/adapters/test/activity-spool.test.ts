@@ -1,0 +1,116 @@
+import { appendFileSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { ActivityEntry } from '@cotizaciones/core';
+import { openSpool } from '../src/activity-log/activity-spool.js';
+import { entryLine } from '../src/activity-log/spool-segment.js';
+import { sampleEntry } from '../src/testing/index.js';
+import { temporaryDirs } from '../src/testing/temporary-dir.js';
+
+const temporaryDir = temporaryDirs();
+const entries = (n: number, from = 1) => Array.from({ length: n }, (_, i) => sampleEntry({ entityId: BigInt(from + i), requestId: `req-${from + i}` }));
+const ids = (list: ReadonlyArray<{ entry: ActivityEntry }>) => list.map(({ entry }) => entry.entityId);
+const segments = (dir: string) => readdirSync(dir).filter((name) => name.endsWith('.spool'));
+
+/** Appends each entry, failing the test if the spool did not take it. */
+function appendAll(spool: ReturnType<typeof openSpool>, list: readonly ActivityEntry[]) {
+  return list.map((entry) => {
+    const appended = spool.append(entry);
+    if (!appended.ok) throw new Error(`not spooled: ${appended.reason}`);
+    return appended.ticket;
+  });
+}
+
+describe('activity spool', () => {
+  it('appends each entry as a line before append returns', () => {
+    const dir = join(temporaryDir('spool-'), 'spool');
+    const spool = openSpool(dir);
+    const [entry] = entries(1);
+    appendAll(spool, [entry!]);
+    const [name] = segments(dir);
+    expect(readFileSync(join(dir, name!), 'utf8')).toBe(entryLine(entry!));
+    spool.close();
+  });
+
+  it('removes its segment at close once every entry is acknowledged', () => {
+    const dir = join(temporaryDir('spool-'), 'spool');
+    const spool = openSpool(dir);
+    spool.acknowledge(appendAll(spool, entries(3)));
+    expect(spool.close()).toBe(0);
+    expect(segments(dir)).toEqual([]);
+  });
+
+  it('keeps what is not acknowledged for the next process, which takes over only that, oldest first', () => {
+    const dir = join(temporaryDir('spool-'), 'spool');
+    const first = openSpool(dir);
+    const tickets = appendAll(first, entries(5));
+    // Acknowledged out of order (an entry set aside while those before it wait for the store).
+    first.acknowledge([tickets[0]!, tickets[1]!, tickets[3]!]);
+    expect(first.close()).toBe(2);
+
+    const second = openSpool(dir);
+    expect(ids(second.adopted)).toEqual([3n, 5n]);
+    second.acknowledge(second.adopted.map((adopted) => adopted.ticket));
+    expect(second.close()).toBe(0);
+    expect(segments(dir)).toEqual([]);
+  });
+
+  it('never takes over the segment of a process that still holds it', () => {
+    const dir = join(temporaryDir('spool-'), 'spool');
+    const live = openSpool(dir);
+    appendAll(live, entries(2));
+    const other = openSpool(dir);
+    expect(other.adopted).toEqual([]);
+    appendAll(other, entries(1, 3));
+    expect(segments(dir)).toHaveLength(2);
+    other.close();
+    // Released by the other process: now it can be taken over (live's still cannot).
+    const third = openSpool(dir);
+    expect(ids(third.adopted)).toEqual([3n]);
+    third.close();
+    live.close();
+  });
+
+  it('a torn last line (a write cut short by a crash) is skipped, not fatal, and cut off before anything is appended', () => {
+    const dir = join(temporaryDir('spool-'), 'spool');
+    const first = openSpool(dir);
+    appendAll(first, entries(2));
+    first.close();
+    const [name] = segments(dir);
+    const path = join(dir, name!);
+    appendFileSync(path, entryLine(entries(1, 3)[0]!).slice(0, 40));
+
+    const second = openSpool(dir);
+    expect(ids(second.adopted)).toEqual([1n, 2n]);
+    expect(second.unreadable).toBe(1);
+    second.acknowledge([second.adopted[0]!.ticket]);
+    expect(readFileSync(path, 'utf8').split('\n').map((line) => line.slice(0, 7))).toEqual(['{"e":{"', '{"e":{"', '{"ack":', '']);
+    second.close();
+    const third = openSpool(dir);
+    expect(ids(third.adopted)).toEqual([2n]);
+    expect(third.unreadable).toBe(0);
+    third.close();
+  });
+
+  it('past its bound takes no more entries, and takes them again once acknowledged ones leave', () => {
+    const dir = join(temporaryDir('spool-'), 'spool');
+    const line = Buffer.byteLength(entryLine(entries(1)[0]!));
+    const spool = openSpool(dir, { maxBytes: line * 3 + 10, segmentBytes: line });
+    const tickets = appendAll(spool, entries(3));
+    expect(spool.append(entries(1, 4)[0]!)).toEqual({ ok: false, reason: 'full' });
+    spool.acknowledge(tickets.slice(0, 2));
+    expect(spool.append(entries(1, 5)[0]!).ok).toBe(true);
+    spool.close();
+  });
+
+  it('rotates segments at their size and removes each rotated one once its entries are acknowledged', () => {
+    const dir = join(temporaryDir('spool-'), 'spool');
+    const line = Buffer.byteLength(entryLine(entries(1)[0]!));
+    const spool = openSpool(dir, { segmentBytes: line * 2 });
+    const tickets = appendAll(spool, entries(6));
+    expect(segments(dir)).toHaveLength(3);
+    spool.acknowledge(tickets.slice(0, 4));
+    expect(segments(dir)).toHaveLength(1);
+    expect(spool.close()).toBe(2);
+  });
+});

@@ -1,0 +1,138 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { ActivityEntry } from '@cotizaciones/core';
+import { ActivityStoreError, bufferedActivityLog, type ActivityLogProblem, type DeadLetter } from '../src/index.js';
+import { openSpool } from '../src/activity-log/activity-spool.js';
+import type { WritableStore } from '../src/activity-log/activity-writer.js';
+import { sampleEntry } from '../src/testing/index.js';
+import { temporaryDirs } from '../src/testing/temporary-dir.js';
+
+const temporaryDir = temporaryDirs();
+const entries = (n: number, from = 1) => Array.from({ length: n }, (_, i) => sampleEntry({ entityId: BigInt(from + i), requestId: `req-${from + i}` }));
+const ids = (list: readonly ActivityEntry[]) => list.map((entry) => entry.entityId);
+const spoolDir = () => join(temporaryDir('spool-'), 'spool');
+const spooledLines = (dir: string) =>
+  readdirSync(dir)
+    .filter((name) => name.endsWith('.spool'))
+    .flatMap((name) => readFileSync(join(dir, name), 'utf8').split('\n'))
+    .filter((line) => line.startsWith('{"e":'));
+
+/** A store keyed by request id, down while `down` is set. */
+function storeByRequestId() {
+  const rows: ActivityEntry[] = [];
+  const state = { down: false, closed: false };
+  const store: WritableStore = {
+    write(batch) {
+      if (state.down) return Promise.reject(new ActivityStoreError('unavailable', 'ECONNREFUSED', 'store down'));
+      rows.push(...batch);
+      return Promise.resolve();
+    },
+    storedRequestIds(requestIds) {
+      if (state.down) return Promise.reject(new ActivityStoreError('unavailable', 'ECONNREFUSED', 'store down'));
+      const wanted = new Set(requestIds);
+      return Promise.resolve(new Set(rows.flatMap((row) => (row.requestId && wanted.has(row.requestId) ? [row.requestId] : []))));
+    },
+    ping: () => Promise.resolve(),
+    close() {
+      state.closed = true;
+      return Promise.resolve();
+    },
+  };
+  return { store, rows, state };
+}
+
+function memoryDeadLetter() {
+  const kept: ActivityEntry[] = [];
+  const deadLetter: DeadLetter = {
+    append(entry) {
+      kept.push(entry);
+      return Promise.resolve(true);
+    },
+    close: () => Promise.resolve(),
+  };
+  return { deadLetter, kept };
+}
+
+describe('the activity log over a spool', () => {
+  it('has the entry on disk when record returns, before any write to the store', () => {
+    const dir = spoolDir();
+    const { store, rows } = storeByRequestId();
+    const log = bufferedActivityLog(store, { spool: openSpool(dir) });
+    log.record(entries(1)[0]!);
+    expect(spooledLines(dir)).toHaveLength(1);
+    expect(rows).toHaveLength(0);
+  });
+
+  it('leaves nothing in the spool once the store holds every entry', async () => {
+    const dir = spoolDir();
+    const { store, rows } = storeByRequestId();
+    const log = bufferedActivityLog(store, { spool: openSpool(dir) });
+    for (const entry of entries(50)) log.record(entry);
+    await log.close(1_000);
+    expect(ids(rows)).toEqual(ids(entries(50)));
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('a stop with the store down keeps the entries in the spool (not the dead-letter file); the next start forwards them once', async () => {
+    const dir = spoolDir();
+    const { store, rows, state } = storeByRequestId();
+    const { deadLetter, kept } = memoryDeadLetter();
+    const problems: ActivityLogProblem[] = [];
+    state.down = true;
+    const first = bufferedActivityLog(store, { spool: openSpool(dir), deadLetter, retryMinMs: 5, onProblem: (p) => problems.push(p) });
+    for (const entry of entries(300)) first.record(entry);
+    await first.close(50);
+    expect(kept).toEqual([]);
+    expect(first.stats()).toMatchObject({ leftInSpool: 300, written: 0 });
+    expect(problems).toContainEqual({ kind: 'unwritten-at-close', setAside: 0, lost: 0, leftInSpool: 300 });
+
+    state.down = false;
+    const second = bufferedActivityLog(store, { spool: openSpool(dir), deadLetter });
+    await second.close(5_000);
+    expect(ids(rows)).toEqual(ids(entries(300)));
+    expect(second.stats()).toMatchObject({ adopted: 300, written: 300, leftInSpool: 0 });
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('a process killed after the store took entries it had not yet acknowledged: the next start writes only the ones the store lacks', async () => {
+    const dir = spoolDir();
+    const { store, rows } = storeByRequestId();
+    // As a killed process leaves it: entries spooled, never acknowledged, some already in the store.
+    const killed = openSpool(dir);
+    for (const entry of entries(10)) killed.append(entry);
+    killed.close();
+    rows.push(...entries(4));
+
+    const log = bufferedActivityLog(store, { spool: openSpool(dir) });
+    await log.close(1_000);
+    expect(ids(rows)).toEqual(ids(entries(10)));
+    expect(log.stats()).toMatchObject({ adopted: 10, adoptedFound: 4, written: 6 });
+  });
+
+  it('a channel that ends (the CLI) sets what it could not write aside in the dead-letter file, and leaves nothing in the spool', async () => {
+    const dir = spoolDir();
+    const { store, state } = storeByRequestId();
+    const { deadLetter, kept } = memoryDeadLetter();
+    state.down = true;
+    const log = bufferedActivityLog(store, { spool: openSpool(dir, { adopt: false }), deadLetter, retryMinMs: 5, unwrittenAtClose: 'dead-letter' });
+    for (const entry of entries(5)) log.record(entry);
+    await log.close(50);
+    expect(ids(kept)).toEqual(ids(entries(5)));
+    expect(log.stats()).toMatchObject({ spilled: 5, leftInSpool: 0 });
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('past the spool bound, entries are held in memory only, counted, and said once a minute', async () => {
+    const dir = spoolDir();
+    const { store, rows } = storeByRequestId();
+    const problems: ActivityLogProblem[] = [];
+    const log = bufferedActivityLog(store, { spool: openSpool(dir, { maxBytes: 2_000 }), onProblem: (p) => problems.push(p) });
+    for (const entry of entries(20)) log.record(entry);
+    expect(log.stats().spoolSkipped).toBeGreaterThan(0);
+    expect(problems.filter((p) => p.kind === 'spool-skipped')).toEqual([{ kind: 'spool-skipped', reason: 'full', error: undefined, skipped: 1 }]);
+    await log.close(1_000);
+    expect(ids(rows)).toEqual(ids(entries(20)));
+    expect(log.stats().spooled + log.stats().spoolSkipped).toBe(20);
+  });
+});
