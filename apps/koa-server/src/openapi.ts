@@ -40,7 +40,11 @@ function endpoint({ name, summary, params, defaultMsg }: Operation) {
         '405': answer('Any method but POST.', failure(REJECTIONS.methodNotAllowed('POST').msg), { Allow: { required: true, schema: { const: 'POST' } } }),
         '413': answer('A body over the size limit, or more than the parameter limit.', failure(REJECTIONS.tooLarge().msg)),
         '500': answer('An unexpected error (the cause is in the server log).', failure(INTERNAL_ERROR_MSG)),
-        '503': answer('The session store cannot be reached.', failure(REJECTIONS.unavailable().msg)),
+        '503': answer(
+          "The session store cannot be reached; or too many requests wait (the server's line, PHP's session locks), then with Retry-After.",
+          failure(REJECTIONS.unavailable().msg),
+          { 'Retry-After': { required: false, schema: { type: 'string' } } },
+        ),
       },
     },
   };
