@@ -20,6 +20,21 @@ describe('the docs', () => {
     }
   });
 
+  it("link to a section only by a heading its target has (GitHub's anchors)", () => {
+    const anchors = (doc: string) => new Set([...read(doc).matchAll(/^#+ (.+)$/gm)].map((match) => match[1]!.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-')));
+    for (const doc of DOCS) {
+      for (const [, target] of read(doc).matchAll(/\]\(([^)\s]*#[^)\s]+)\)/g)) {
+        const [path, anchor] = target!.split('#') as [string, string];
+        const file = path === '' ? doc : join(dirname(doc), path).replace(/^\.\//, '');
+        expect(anchors(file), `${doc} → ${target}`).toContain(anchor);
+      }
+    }
+  });
+
+  it('keep BENCHMARKS.md to the method, the current figures and the targets: 250 lines at most', () => {
+    expect(read('BENCHMARKS.md').split('\n').length).toBeLessThanOrEqual(251);
+  });
+
   it('quote the nginx recipe as deploy/nginx.conf has it, and only retry settings the deploy files hold', () => {
     expect(read('docs/operations.md')).toContain(read('deploy/nginx.conf').trim());
     const deployed = readdirSync(join(ROOT, 'deploy')).map((file) => read(`deploy/${file}`)).join('\n');
