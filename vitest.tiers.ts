@@ -3,7 +3,7 @@ import type { TestProjectInlineConfiguration, ViteUserConfig } from 'vitest/conf
 /**
  * The test tiers, named by a file's suffix, the same in every package:
  * - `unit`: `*.test.ts` and `*.contract.test.ts` (a port's suite against each adapter, real services
- *   included): `npm run test:fast`, seconds;
+ *   included): `npm run test:fast`;
  * - `http`: `*.http.test.ts`, an app on a port in this process (and real PHP beside it);
  * - `slow`: `*.process.test.ts` and `*.e2e.test.ts`, the built programs as child processes, nginx, a
  *   browser: `npm test` runs them last, one package at a time.

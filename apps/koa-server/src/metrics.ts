@@ -60,7 +60,7 @@ export function createMetrics(activityStats: () => ActivityLogStats, activitySto
     registry,
     requests: new Counter({
       name: 'http_requests_total',
-      help: 'Requests to the two endpoints by endpoint, method and outcome.',
+      help: 'Requests to the endpoints by endpoint, method and outcome.',
       labelNames: ['endpoint', 'method', 'outcome'],
       registers: [registry],
     }),
@@ -80,7 +80,7 @@ export function createMetrics(activityStats: () => ActivityLogStats, activitySto
     }),
     upstreamFailures: new Counter({
       name: 'upstream_failures_total',
-      help: 'Upstream calls without a usable answer, by kind: timeout, connection, invalid_body, http_status.',
+      help: 'Upstream calls without a usable answer, by kind: unreachable, timeout, connection, invalid_body, http_status.',
       labelNames: ['kind'],
       registers: [registry],
     }),

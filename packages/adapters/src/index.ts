@@ -1,4 +1,5 @@
-// The light adapters: without dependencies (the in-memory ones are the core's, `@cotizaciones/core/testing`). Each heavy one has its own entry point
+// The light adapters, without dependencies, the in-memory stores among them (the in-memory ports the use cases' tests run on are
+// the core's, `@cotizaciones/core/testing`). Each heavy one has its own entry point
 // (`/got`, `/undici`, `/oauth`, `/sql`, `/redis`) so a process loads only the clients it uses.
 export type { ClosableUpstream, UpstreamClientOptions } from './upstream/upstream-client-options.js';
 export { staticTokenSource } from './tokens/static-token-source.js';

@@ -7,9 +7,10 @@
 // - arrays are Maps (PHP order and key types kept); objects and enums are frozen plain data, never instantiated;
 //   private/protected names lose their "\0Class\0" / "\0*\0" prefix. The user handed to the core is plain
 //   null-prototype data (bigints as text, enums as "Class::Case").
-// - refused: `C:` (Serializable runs code that may number more reference slots), `S:`, trailing bytes, anything PHP
-//   would stop at silently, nesting over 64, more than 1 MiB or 100 000 values. Every refusal is a
-//   PhpSessionDecodeError; the session is then "no user".
+// - `C:` (an old-style Serializable) is read as PHP reads it without the class: an incomplete object, its data
+//   skipped by its declared length, no code run; elsewhere in a session it is skipped as opaque data.
+// - refused: `S:`, trailing bytes, anything PHP would stop at silently, nesting over 64, more than 1 MiB or
+//   100 000 values. Every refusal is a PhpSessionDecodeError; the session is then "no user".
 export { PhpSessionDecodeError, isPhpObject, type PhpArray, type PhpDecodeLimits, type PhpEnum, type PhpKey, type PhpObject, type PhpValue } from './php-session/php-value.js';
 export { unserializePhp } from './php-session/unserialize.js';
 export { decodePhpSession, type DecodedPhpSession } from './php-session/session-formats.js';
