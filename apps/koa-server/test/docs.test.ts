@@ -6,6 +6,12 @@ import { describe, expect, it } from 'vitest';
 // The docs quote files and name variables: where a claim can be checked against its source, it is.
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
+// The programs' own sources (not the bench's or the test helpers', which read TEST_* variables of their own).
+const SOURCES = ['apps/koa-server', 'apps/cli', 'packages/core', 'packages/adapters', 'packages/runtime'].flatMap((pkg) =>
+  readdirSync(join(ROOT, pkg, 'src'), { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.ts') && !file.startsWith('testing'))
+    .map((file) => `${pkg}/src/${file}`),
+);
 const DOCS = ['README.md', 'BENCHMARKS.md', ...readdirSync(join(ROOT, 'docs'), { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.md')).map((file) => `docs/${file}`)];
 
 describe('the docs', () => {
@@ -51,7 +57,10 @@ describe('the docs', () => {
   });
 
   it('list in docs/configuration.md exactly the variables the configuration reads', () => {
-    const schemas = ['apps/koa-server/src/config.ts', 'packages/runtime/src/runtime-config.ts', 'packages/runtime/src/activity-log-config.ts', 'packages/runtime/src/php-session-config.ts', 'packages/runtime/src/session-config.ts', 'packages/runtime/src/tracing-config.ts'];
+    // Every variable is read through a schema handed to `readVariables`; no source reads one by name.
+    const schemas = SOURCES.filter((file) => /\breadVariables\(/.test(read(file)) && !file.endsWith('/read-env.ts'));
+    for (const file of SOURCES) expect(read(file), `${file} reads a variable outside the configuration`).not.toMatch(/process\.env(?:\.|\[['"`])[A-Z]/);
+    expect(schemas).toContain('apps/koa-server/src/config.ts');
     const inCode = new Set(schemas.flatMap((file) => [...read(file).matchAll(/^ {2}([A-Z][A-Z0-9_]+): /gm)].map((match) => match[1]!)));
     const table = read('docs/configuration.md')
       .split('\n')
@@ -60,5 +69,28 @@ describe('the docs', () => {
     expect(inCode.size).toBeGreaterThan(40);
     expect([...inCode].filter((name) => !table.includes(name)), 'read but not documented').toEqual([]);
     expect(table.filter((name) => !inCode.has(name)), 'documented but not read').toEqual([]);
+  });
+
+  it('name only npm scripts the root package.json has', () => {
+    const scripts = Object.keys((JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts);
+    for (const doc of DOCS) {
+      for (const [, script] of read(doc).matchAll(/npm run ([a-z][\w:-]*)/g)) expect(scripts, `${doc}: npm run ${script}`).toContain(script);
+    }
+  });
+
+  it("give the CLI's options and exit codes as its usage text and exitCode() have them", () => {
+    const cli = read('docs/cli.md');
+    const usage = read('apps/cli/src/cli-args.ts');
+    const section = (heading: string) => cli.slice(cli.indexOf(heading)).split('\n## ')[0]!;
+    const tableOptions = [...cli.matchAll(/^\| `(--[a-z-]+)/gm)].map((match) => match[1]!);
+    const usageOptions = [...usage.matchAll(/^ {2}(--[a-z-]+)/gm)].map((match) => match[1]!);
+    expect(tableOptions.sort()).toEqual(usageOptions.sort());
+    const documented = [...section('## Exit code').matchAll(/^\| (\d) \|/gm)].map((match) => Number(match[1]));
+    const inUsage = [...usage.slice(usage.indexOf('Exit code:')).matchAll(/(?:: |; )(\d) /g)].map((match) => Number(match[1]));
+    const decided = [...read('apps/cli/src/exit-code.ts').matchAll(/\): ([\d |]+) \{/g)].flatMap((match) => match[1]!.split('|').map(Number));
+    expect(documented).toEqual(inUsage);
+    // 2 is decided before a run starts (a usage or configuration error: `fail(2, …)`).
+    expect([...decided, 2].sort()).toEqual([...documented].sort());
+    expect(read('apps/cli/src/apply-command.ts')).toMatch(/fail\(2, /);
   });
 });
