@@ -29,7 +29,7 @@ export interface WriterOptions {
   readonly onWritten: (batch: readonly QueuedEntry[], stored: number) => void;
   /** The store refused this entry for what it holds (alone): to be set aside. */
   readonly onRefused: (item: QueuedEntry, error: ActivityStoreError) => void;
-  /** This entry fails alone while the entries behind it are written: to be set aside, with the failure. */
+  /** This entry fails alone, twice, while the store answers: to be set aside, with the failure. */
   readonly onUnwritable: (item: QueuedEntry, error: unknown) => void;
   /** A write failed (the store unavailable): reported, retried. */
   readonly onFailed: (error: unknown, attempt: number) => void;
@@ -45,11 +45,11 @@ const SPLIT_AFTER_FAILURES = 2;
  *
  * - A batch the store refuses is split in halves until the refused entries are found alone: each is
  *   handed to `onRefused`, every other entry written.
- * - A batch that fails as unavailable is retried with exponential backoff; after two failures in a
- *   row a batch of several entries is split the same way (one entry may be what breaks it: a
- *   statement past the server's packet limit fails as a lost connection).
- * - An entry that fails alone twice is passed over once: if the entries behind it are then written,
- *   it is what cannot be written, and goes to `onUnwritable`; if they fail too, the store is down.
+ * - A batch that fails as unavailable is tried again: at once while the store answers a ping (the
+ *   batch, not the store, is the trouble: a statement past the server's packet limit fails as a lost
+ *   connection), after an exponential backoff while it does not (at most 1 s apart after ENOSPC).
+ *   After two failures in a row a batch of several entries is split the same way as a refused one;
+ *   an entry that fails alone twice while the store answers goes to `onUnwritable`.
  * - Entries taken over from another process's spool are first looked up in the store by request id.
  */
 export function activityWriter(options: WriterOptions) {
@@ -72,6 +72,16 @@ export function activityWriter(options: WriterOptions) {
     return batch.filter((item) => item.entry.requestId === undefined || !held.has(item.entry.requestId));
   }
 
+  /** Whether the store answers a ping: then what failed is the batch, not the store. */
+  async function answers(): Promise<boolean> {
+    try {
+      await store.ping();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   async function backoff(error: unknown, attempt: number): Promise<void> {
     const delay = Math.min(retryMaxMs, retryMinMs * 2 ** (attempt - 1));
     await clock.sleep(isDiskFull(error) ? Math.min(delay, DISK_FULL_RETRY_MS) : delay);
@@ -82,12 +92,10 @@ export function activityWriter(options: WriterOptions) {
     // How many entries at the head of the queue hold one the store cannot take: batches halve within them.
     let suspect = 0;
     let failures = 0;
-    // An entry that failed alone twice, while the entries behind it are tried.
-    let passedOver: { item: QueuedEntry; error: unknown } | undefined;
     while (queue.length > 0 && !stopped) {
-      if (suspect === 0 && !passedOver && queue.length < maxBatch && lingerMs > 0) await clock.sleep(lingerMs);
+      if (suspect === 0 && queue.length < maxBatch && lingerMs > 0) await clock.sleep(lingerMs);
       if (stopped) break;
-      const batch = passedOver ? queue.head(maxBatch, options.maxBatchBytes(), 1) : queue.head(suspect === 0 ? maxBatch : Math.ceil(suspect / 2), options.maxBatchBytes());
+      const batch = queue.head(suspect === 0 ? maxBatch : Math.ceil(suspect / 2), options.maxBatchBytes());
       try {
         beforeWrite();
         inFlight = batch;
@@ -103,14 +111,7 @@ export function activityWriter(options: WriterOptions) {
         options.onWritten(batch, fresh.length);
         attempt = 0;
         failures = 0;
-        if (passedOver) {
-          queue.remove([passedOver.item]);
-          options.onUnwritable(passedOver.item, passedOver.error);
-          passedOver = undefined;
-          suspect = 0;
-        } else {
-          suspect = Math.max(0, suspect - batch.length);
-        }
+        suspect = Math.max(0, suspect - batch.length);
       } catch (error) {
         writing = undefined;
         inFlight = [];
@@ -118,7 +119,6 @@ export function activityWriter(options: WriterOptions) {
         if (isRefusal(error)) {
           attempt = 0;
           failures = 0;
-          passedOver = undefined;
           if (batch.length > 1) {
             suspect = batch.length;
           } else {
@@ -130,20 +130,21 @@ export function activityWriter(options: WriterOptions) {
         }
         failures += 1;
         options.onFailed(error, attempt + 1);
-        if (passedOver) {
-          // The entries behind it fail too: the store is down, not the entry.
-          passedOver = undefined;
-          failures = 0;
-        } else if (batch.length > 1 && failures >= SPLIT_AFTER_FAILURES) {
+        // A full disk is the store's, whatever answers: never the entry's fault.
+        const up = !isDiskFull(error) && (await answers());
+        if (handedOver) return;
+        if (failures >= SPLIT_AFTER_FAILURES && batch.length > 1) {
           suspect = batch.length;
           failures = 0;
-          await clock.sleep(retryMinMs);
-          continue;
-        } else if (batch.length === 1 && failures >= SPLIT_AFTER_FAILURES && queue.length > 1) {
-          passedOver = { item: batch[0]!, error };
+        } else if (failures >= SPLIT_AFTER_FAILURES && up) {
+          queue.remove(batch);
+          options.onUnwritable(batch[0]!, error);
           failures = 0;
+          suspect = Math.max(0, suspect - 1);
+          attempt = 0;
           continue;
         }
+        if (up) continue;
         attempt += 1;
         await backoff(error, attempt);
       }
