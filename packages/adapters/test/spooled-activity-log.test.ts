@@ -33,7 +33,7 @@ function storeByRequestId() {
       const wanted = new Set(requestIds);
       return Promise.resolve(new Set(rows.flatMap((row) => (row.requestId && wanted.has(row.requestId) ? [row.requestId] : []))));
     },
-    ping: () => Promise.resolve(),
+    ping: () => (state.down ? Promise.reject(new ActivityStoreError('unavailable', 'ECONNREFUSED', 'store down')) : Promise.resolve()),
     close() {
       state.closed = true;
       return Promise.resolve();

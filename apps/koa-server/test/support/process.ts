@@ -31,6 +31,6 @@ export async function startProcess(env: Record<string, string>, main = MAIN) {
     });
     child.once('exit', (code) => reject(new Error(`exited with ${code}: ${stderr}`)));
   });
-  return { child, url, output: () => stdout + stderr };
+  return { child, url, output: () => stdout + stderr, stderr: () => stderr };
 }
 

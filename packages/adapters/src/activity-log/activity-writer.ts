@@ -49,7 +49,7 @@ const SPLIT_AFTER_FAILURES = 2;
  *   batch, not the store, is the trouble: a statement past the server's packet limit fails as a lost
  *   connection), after an exponential backoff while it does not (at most 1 s apart after ENOSPC).
  *   After two failures in a row a batch of several entries is split the same way as a refused one;
- *   an entry that fails alone twice while the store answers goes to `onUnwritable`.
+ *   an entry that fails alone twice in a row, the store answering each time, goes to `onUnwritable`.
  * - Entries taken over from another process's spool are first looked up in the store by request id.
  */
 export function activityWriter(options: WriterOptions) {
@@ -91,7 +91,9 @@ export function activityWriter(options: WriterOptions) {
     let attempt = 0;
     // How many entries at the head of the queue hold one the store cannot take: batches halve within them.
     let suspect = 0;
+    // Failed tries of the head batch, for any reason; and of those, how many in a row while the store answered.
     let failures = 0;
+    let strikes = 0;
     while (queue.length > 0 && !stopped) {
       if (suspect === 0 && queue.length < maxBatch && lingerMs > 0) await clock.sleep(lingerMs);
       if (stopped) break;
@@ -111,6 +113,7 @@ export function activityWriter(options: WriterOptions) {
         options.onWritten(batch, fresh.length);
         attempt = 0;
         failures = 0;
+        strikes = 0;
         suspect = Math.max(0, suspect - batch.length);
       } catch (error) {
         writing = undefined;
@@ -119,6 +122,7 @@ export function activityWriter(options: WriterOptions) {
         if (isRefusal(error)) {
           attempt = 0;
           failures = 0;
+          strikes = 0;
           if (batch.length > 1) {
             suspect = batch.length;
           } else {
@@ -133,13 +137,16 @@ export function activityWriter(options: WriterOptions) {
         // A full disk is the store's, whatever answers: never the entry's fault.
         const up = !isDiskFull(error) && (await answers());
         if (handedOver) return;
+        strikes = up ? strikes + 1 : 0;
         if (failures >= SPLIT_AFTER_FAILURES && batch.length > 1) {
           suspect = batch.length;
           failures = 0;
-        } else if (failures >= SPLIT_AFTER_FAILURES && up) {
+          strikes = 0;
+        } else if (strikes >= SPLIT_AFTER_FAILURES && batch.length === 1) {
           queue.remove(batch);
           options.onUnwritable(batch[0]!, error);
           failures = 0;
+          strikes = 0;
           suspect = Math.max(0, suspect - 1);
           attempt = 0;
           continue;

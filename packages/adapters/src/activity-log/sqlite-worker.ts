@@ -37,9 +37,22 @@ try {
   db.defaultSafeIntegers(true);
   db.exec(createTableSql('sqlite', table));
   const insert = db.prepare(`INSERT INTO ${table} (${INSERT_COLUMNS.join(', ')}) VALUES (${INSERT_COLUMNS.map(() => '?').join(', ')})`);
-  const insertAll = db.transaction((rows: readonly StoredActivity[]) => {
-    for (const row of rows) insert.run(INSERT_COLUMNS.map((column) => row[column]));
-  });
+  // By hand, not db.transaction(): after an error SQLite has already rolled back (SQLITE_FULL does), and
+  // the wrapper's own ROLLBACK then fails with "no transaction is active", hiding the error that counts.
+  const insertAll = (rows: readonly StoredActivity[]) => {
+    db.exec('BEGIN');
+    try {
+      for (const row of rows) insert.run(INSERT_COLUMNS.map((column) => row[column]));
+      db.exec('COMMIT');
+    } catch (error) {
+      try {
+        db.exec('ROLLBACK');
+      } catch {
+        // Rolled back by SQLite itself already.
+      }
+      throw error;
+    }
+  };
   const recent = db.prepare(`SELECT * FROM ${table} ORDER BY id DESC LIMIT ?`);
   const ping = db.prepare('SELECT 1');
   const requestIds = db.prepare(`SELECT DISTINCT request_id FROM ${table} WHERE request_id IN (SELECT value FROM json_each(?))`);
