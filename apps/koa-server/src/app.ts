@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import { OPERATIONS, type SessionPolicy, type UseCase } from '@cotizaciones/core';
 import { signingKeys, type ReadableActivityLogStore, type SessionStore } from '@cotizaciones/adapters';
-import { sessionBinding } from './http/bind-sessions.js';
+import { sessionBinding, sessionCookie } from './http/bind-sessions.js';
 import { mountDevRoutes } from './http/dev-routes.js';
 import { bearerMatcher } from './http/bearer-guard.js';
 import { crossSiteGuard } from './http/cross-site-guard.js';
@@ -10,7 +10,7 @@ import { endpoint } from './http/endpoint.js';
 import { REJECTIONS } from './http/rejection.js';
 import type { RequestState } from './http/request-state.js';
 import { requestFrame } from './http/request-frame.js';
-import { replyJsonText } from './http/reply-json.js';
+import { replyJsonText } from './http/answers.js';
 import { PROBE_PATHS, probeAnswers } from './http/probes.js';
 import type { MetricsAccess } from './config.js';
 import type { Metrics } from './metrics.js';
@@ -74,7 +74,7 @@ export function createApp(options: AppOptions, deps: AppDeps): Koa<RequestState>
       replyJsonText(ctx, status, body);
     });
   }
-  const openApi = JSON.stringify(openApiDocument(options.basePath));
+  const openApi = JSON.stringify(openApiDocument(options.basePath, sessionCookie(deps.sessions)));
   router.get('/openapi.json', (ctx) => {
     ctx.type = 'application/json';
     ctx.body = openApi;

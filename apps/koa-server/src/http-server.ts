@@ -4,8 +4,7 @@ import type { Log } from '@cotizaciones/runtime';
 import { logHttpError } from './http/log-http-error.js';
 import { sliceReads } from './http/sliced-reads.js';
 import { turnBudget } from './http/turn-budget.js';
-import { SERVER_JSON_HEADERS } from './http/reply-json.js';
-import { MESSAGES } from '@cotizaciones/core';
+import { refusalBytes, writeRefusal, type RefusalStatus } from './http/answers.js';
 
 /** How long a client may take, and how many may be connected at once. */
 export interface ServerLimits {
@@ -44,17 +43,8 @@ const REQUESTS_STARTED_PER_TURN = 8;
 /** The most of one read the HTTP parser takes at a time (`sliceReads`): a browser's request fits in one slice. */
 const READ_SLICE_BYTES = 4_096;
 
-/** What the HTTP layer answers before any route runs: the contract's JSON, headers and `Connection: close`. */
-const PROTOCOL_ANSWERS: Record<number, readonly [reason: string, msg: string]> = {
-  400: ['Bad Request', 'Solicitud inválida.'],
-  408: ['Request Timeout', 'Tiempo de espera agotado.'],
-  413: ['Payload Too Large', 'Solicitud demasiado grande.'],
-  431: ['Request Header Fields Too Large', 'Encabezados demasiado grandes.'],
-  503: ['Service Unavailable', MESSAGES.unavailable],
-  505: ['HTTP Version Not Supported', 'Versión de HTTP no soportada.'],
-};
-
-function statusFor(error: NodeJS.ErrnoException): number {
+/** The refusal the HTTP layer answers for what its parser refused (the messages are the answer module's). */
+function statusFor(error: NodeJS.ErrnoException): RefusalStatus {
   switch (error.code) {
     case 'HPE_HEADER_OVERFLOW':
       return 431;
@@ -67,20 +57,6 @@ function statusFor(error: NodeJS.ErrnoException): number {
     default:
       return 400;
   }
-}
-
-const PROTOCOL_HEADERS = { ...SERVER_JSON_HEADERS, Connection: 'close' } as const;
-
-function protocolBody(status: number): { reason: string; body: string } {
-  const [reason, msg] = PROTOCOL_ANSWERS[status] ?? PROTOCOL_ANSWERS[400]!;
-  return { reason, body: JSON.stringify({ ok: false, msg }) };
-}
-
-/** The whole answer as bytes for a socket, when Node has no response object (a parser refusal). */
-export function protocolAnswer(status: number): string {
-  const { reason, body } = protocolBody(status);
-  const headers = Object.entries(PROTOCOL_HEADERS).map(([name, value]) => `${name}: ${value}`);
-  return [`HTTP/1.1 ${status} ${reason}`, ...headers, `Content-Length: ${Buffer.byteLength(body)}`, '', body].join('\r\n');
 }
 
 interface ConnectionState {
@@ -118,10 +94,7 @@ export function createHttpServer(handler: RequestListener, limits: ServerLimits,
     onGone: (req) => log.debug({ method: req.method }, 'request not started: its client left while it waited'),
     // Above any client's honest pipelining (browsers and nginx send none); one read of small requests can hold a thousand.
     maxPipelined: 64,
-    onFull: (_req, res) => {
-      const { body } = protocolBody(503);
-      res.writeHead(503, { ...PROTOCOL_HEADERS, 'Retry-After': '1', 'Content-Length': Buffer.byteLength(body) }).end(body);
-    },
+    onFull: (_req, res) => writeRefusal(res, 503, { 'Retry-After': '1' }),
   });
 
   const server = createServer(
@@ -145,8 +118,7 @@ export function createHttpServer(handler: RequestListener, limits: ServerLimits,
       }
       if (closeAfterAnswer) res.setHeader('Connection', 'close');
       if (req.httpVersion === '1.1' && req.headers.host === undefined) {
-        const { body } = protocolBody(400);
-        res.writeHead(400, { ...PROTOCOL_HEADERS, 'Content-Length': Buffer.byteLength(body) }).end(body);
+        writeRefusal(res, 400);
         return;
       }
       if (aheadOfLine && state?.responses.size === 1 && aheadOfLine(req, res)) return;
@@ -166,7 +138,7 @@ export function createHttpServer(handler: RequestListener, limits: ServerLimits,
     logHttpError(log, error, 'request refused by the HTTP parser');
     const started = [...(sockets.get(socket)?.responses ?? [])].some((res) => res.headersSent);
     // Answer only when nothing of an answer went out yet: bytes after a started one would corrupt it.
-    if (socket.writable && !started) socket.end(protocolAnswer(statusFor(error)));
+    if (socket.writable && !started) socket.end(refusalBytes(statusFor(error)));
     socket.destroySoon();
   });
 

@@ -1,24 +1,21 @@
 import { OPERATIONS, type Operation } from '@cotizaciones/core';
-import { INTERNAL_ERROR_MSG } from './http/error-handler.js';
-import { REJECTIONS } from './http/rejection.js';
+import { JSON_CONTENT_TYPE, NO_CACHE, refusalMessage, type RefusalStatus } from './http/answers.js';
 
 const text = { type: 'string' } as const;
-const contractHeaders = {
-  'Content-Type': { required: true, schema: { const: 'application/json; charset=UTF-8' } },
-  'Cache-Control': { required: true, schema: { const: 'no-store, no-cache, must-revalidate, max-age=0' } },
-  Pragma: { required: true, schema: { const: 'no-cache' } },
-  Expires: { required: true, schema: { const: '0' } },
-} as const;
-const failure = (msg: string) => ({
+/** The answer module's headers, each as a constant the answer must carry. */
+const contractHeaders = Object.fromEntries(
+  Object.entries({ 'Content-Type': JSON_CONTENT_TYPE, ...NO_CACHE }).map(([name, value]) => [name, { required: true, schema: { const: value } }]),
+);
+const failure = (status: RefusalStatus) => ({
   type: 'object',
   required: ['ok', 'msg'],
   additionalProperties: false,
-  properties: { ok: { const: false }, msg: { const: msg } },
+  properties: { ok: { const: false }, msg: { const: refusalMessage(status) } },
 });
 const answer = (description: string, schema: object, extraHeaders: object = {}) => ({
   description,
   headers: { ...contractHeaders, ...extraHeaders },
-  content: { 'application/json; charset=UTF-8': { schema } },
+  content: { [JSON_CONTENT_TYPE]: { schema } },
 });
 
 function endpoint({ name, summary, params, defaultMsg }: Operation) {
@@ -35,14 +32,14 @@ function endpoint({ name, summary, params, defaultMsg }: Operation) {
       },
       responses: {
         '200': answer('The result of the operation (also for refusals of the operation itself).', { $ref: '#/components/schemas/Result' }),
-        '400': answer('A body that cannot be read (malformed multipart, undecodable Content-Encoding).', failure(REJECTIONS.malformed().msg)),
-        '403': answer('A cross-site POST (Sec-Fetch-Site: cross-site, or an Origin not allowed).', failure(REJECTIONS.crossSite().msg)),
-        '405': answer('Any method but POST.', failure(REJECTIONS.methodNotAllowed('POST').msg), { Allow: { required: true, schema: { const: 'POST' } } }),
-        '413': answer('A body over the size limit, or more than the parameter limit.', failure(REJECTIONS.tooLarge().msg)),
-        '500': answer('An unexpected error (the cause is in the server log).', failure(INTERNAL_ERROR_MSG)),
+        '400': answer('A body that cannot be read (malformed multipart, undecodable Content-Encoding).', failure(400)),
+        '403': answer('A cross-site POST (Sec-Fetch-Site: cross-site, or an Origin not allowed).', failure(403)),
+        '405': answer('Any method but POST.', failure(405), { Allow: { required: true, schema: { const: 'POST' } } }),
+        '413': answer('A body over the size limit, or more than the parameter limit.', failure(413)),
+        '500': answer('An unexpected error (the cause is in the server log).', failure(500)),
         '503': answer(
           "The session store cannot be reached; or too many requests wait (the server's line, PHP's session locks), then with Retry-After.",
-          failure(REJECTIONS.unavailable().msg),
+          failure(503),
           { 'Retry-After': { required: false, schema: { type: 'string' } } },
         ),
       },
@@ -50,8 +47,8 @@ function endpoint({ name, summary, params, defaultMsg }: Operation) {
   };
 }
 
-/** The OpenAPI 3.1 description of the service, served at GET /openapi.json. */
-export function openApiDocument(basePath: string) {
+/** The OpenAPI 3.1 description of the service, served at GET /openapi.json; `sessionCookie`: the configured mode's. */
+export function openApiDocument(basePath: string, sessionCookie: { readonly name: string; readonly description: string }) {
   return {
     openapi: '3.1.0',
     info: {
@@ -72,7 +69,7 @@ export function openApiDocument(basePath: string) {
         },
       },
       securitySchemes: {
-        session: { type: 'apiKey', in: 'cookie', name: 'cotizaciones.sid', description: 'The signed session cookie (with its .sig companion).' },
+        session: { type: 'apiKey', in: 'cookie', ...sessionCookie },
       },
     },
   };

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import { temporaryDirs } from '@cotizaciones/adapters/testing';
 import { FIELD_PATH, ITEM_PATH, form, rawPost, startService, type TestService } from './support/service.js';
 
 interface Operation {
@@ -59,6 +60,24 @@ describe('the OpenAPI description', () => {
       }
     }
     expect([...statuses].sort()).toEqual([200, 400, 403, 405, 413]);
+  });
+});
+
+describe("the OpenAPI description's session cookie", () => {
+  const temporaryDir = temporaryDirs();
+  const cookieOf = async (svc: TestService) =>
+    ((await (await fetch(`${svc.url}/openapi.json`)).json()) as { components: { securitySchemes: { session: { in: string; name: string } } } }).components.securitySchemes.session;
+
+  it.each([
+    ['the service’s own sessions', {}, 'cotizaciones.sid'],
+    ['SESSION_STORE=php: PHP_SESSION_NAME', { DEV_LOGIN: '', SESSION_STORE: 'php', PHP_SESSION_NAME: 'APPSESSION', PHP_SESSION_TOUCH: 'none' }, 'APPSESSION'],
+  ])('is the cookie the sessions are read from: %s', async (_, env: Record<string, string>, name) => {
+    const svc = await startService({ ...env, ...(env.SESSION_STORE === 'php' ? { PHP_SESSION_SAVE_PATH: temporaryDir('openapi-php-') } : {}) });
+    try {
+      expect(await cookieOf(svc)).toMatchObject({ in: 'cookie', name });
+    } finally {
+      await svc.close();
+    }
   });
 });
 

@@ -1,9 +1,9 @@
 import type Router from '@koa/router';
-import { newSessionRecord, toSessionUser } from '@cotizaciones/core';
+import { MESSAGES, SessionUnavailableError, newSessionRecord, toSessionUser } from '@cotizaciones/core';
 import type { ReadableActivityLogStore } from '@cotizaciones/adapters';
 import type { BodyLimits } from './parse-multipart.js';
 import { readFormParams } from './read-form-params.js';
-import { replyJson } from './reply-json.js';
+import { replyJson, replySessionUnavailable } from './answers.js';
 import type { RequestCheck } from './cross-site-guard.js';
 import type { DevSignIn, SessionBinding } from './session-binding.js';
 import type { RequestContext } from './request-state.js';
@@ -28,8 +28,19 @@ export function mountDevRoutes(
     guard(ctx);
     await session.load?.(ctx);
   };
+  /** Runs `route`; a session store that cannot be reached is answered as the endpoints answer it. */
+  const storeBound = (route: (ctx: RequestContext) => Promise<void>) => async (ctx: RequestContext) => {
+    try {
+      await route(ctx);
+    } catch (error) {
+      if (!(error instanceof SessionUnavailableError)) throw error;
+      ctx.state.outcome = 'session-unavailable';
+      ctx.state.cause = error;
+      replySessionUnavailable(ctx, { ok: false, msg: MESSAGES.unavailable }, error);
+    }
+  };
 
-  router.post(`${prefix}/dev/login`, async (ctx) => {
+  router.post(`${prefix}/dev/login`, storeBound(async (ctx) => {
     await ready(ctx);
     // Every plain form field becomes a property of the user (`id`, `name`, a `token` for UPSTREAM_TOKEN_SESSION_KEY…).
     const params = await readFormParams(ctx, limits);
@@ -40,13 +51,13 @@ export function mountDevRoutes(
     }
     await signing.signIn(ctx, newSessionRecord(user, Date.now()));
     replyJson(ctx, 200, { ok: true });
-  });
+  }));
 
-  router.post(`${prefix}/dev/logout`, async (ctx) => {
+  router.post(`${prefix}/dev/logout`, storeBound(async (ctx) => {
     await ready(ctx);
     await signing.signOut(ctx);
     replyJson(ctx, 200, { ok: true });
-  });
+  }));
 
   router.get(`${prefix}/dev/activity`, async (ctx) => {
     const limit = Math.min(100, Math.max(1, Number.parseInt(String(ctx.query.limit ?? '10'), 10) || 10));

@@ -4,8 +4,8 @@ import type { Log } from '@cotizaciones/runtime';
 import type { RequestCheck } from './cross-site-guard.js';
 import type { BodyLimits } from './parse-multipart.js';
 import { readFormParams } from './read-form-params.js';
+import { replyJson, replySessionUnavailable } from './answers.js';
 import { REJECTIONS } from './rejection.js';
-import { replyJson } from './reply-json.js';
 import { requestMeta } from './request-meta.js';
 import type { SessionBinding } from './session-binding.js';
 import type { RequestMiddleware } from './request-state.js';
@@ -19,16 +19,16 @@ export interface EndpointSettings {
 }
 
 /**
- * Runs a use case for a form POST and answers its reply; the outcome is kept for the request log.
- * Only POST is served (else 405 with `Allow: POST`), and not from another site. The use case owns
- * the "No autenticado" rule and asks for the body only past it.
+ * Runs a use case for a form POST and answers each of its outcomes; the outcome is kept for the
+ * request log and the metrics. Only POST is served (else 405 with `Allow: POST`), and not from
+ * another site. The use case owns the "No autenticado" rule and asks for the body only past it; the
+ * session is read on its first use, so a store that cannot be reached is an outcome too.
  */
 export function endpoint(useCase: UseCase, settings: EndpointSettings): RequestMiddleware {
   // The whole route is this one middleware: each one more would cost Koa an async frame and a dispatch per request.
   return async (ctx) => {
     if (ctx.method !== 'POST') throw REJECTIONS.methodNotAllowed('POST');
     settings.sameSite(ctx);
-    await settings.session.load?.(ctx);
     const outcome = await useCase({
       session: settings.session.sessionFor(ctx),
       // Read by the use case only for a signed-in user: anyone else costs no byte of the body.
@@ -37,10 +37,13 @@ export function endpoint(useCase: UseCase, settings: EndpointSettings): RequestM
       idempotencyKey: ctx.state.requestId ?? randomUUID(),
       meta: requestMeta(ctx),
     });
-    // The caller could not be identified: the contract's 503, nothing to commit.
-    if (outcome.kind === 'session-unavailable') throw REJECTIONS.unavailable(outcome.cause);
     ctx.state.outcome = outcome.kind;
     ctx.state.cause = outcome.cause;
+    // The caller could not be identified: the contract's 503, nothing to commit.
+    if (outcome.kind === 'session-unavailable') {
+      replySessionUnavailable(ctx, outcome.reply, outcome.cause);
+      return;
+    }
     try {
       await settings.session.commit(ctx);
     } catch (error) {

@@ -31,6 +31,8 @@ interface SessionWork {
   changed: boolean;
   /** The model of a session ended by this request: kept so its removal can be committed. */
   ended?: KoaSessionModel | null | undefined;
+  /** The store's record read into the request (koa-session's own middleware, run once). */
+  loaded?: Promise<void>;
 }
 const workOf = (ctx: RequestContext): SessionWork => {
   let found = ctx.state.sessionWork as SessionWork | undefined;
@@ -48,16 +50,17 @@ export function koaSessionBinding(app: Koa, settings: SessionSettings): SessionB
   const session = sessionMiddleware(app, settings);
   const commit = (ctx: RequestContext) => commitSession(ctx, settings.signer.count > 1 && signedWithOldKey(ctx, settings.signer));
   return {
-    // A signed cookie is read on first use of ctx.session (koa-session's getter): only a store's record is read before.
-    load: settings.store
-      ? async (ctx) => {
-          await session(ctx, () => Promise.resolve());
-        }
-      : undefined,
+    // A signed cookie is read on first use of ctx.session (koa-session's getter): only a store's record is loaded, once a request.
+    load: settings.store ? (ctx) => (workOf(ctx).loaded ??= loadRecord(session, ctx)) : undefined,
     sessionFor: (ctx) => perRequest(ctx, () => controlledSession(recordAccess(ctx), policyControl(settings.policy), settings.now)),
     commit,
     dev: { signIn, signOut: (ctx) => signOut(ctx, commit) },
   };
+}
+
+/** Runs koa-session's middleware with nothing after it: with a store, it reads the record into `ctx.session`. */
+async function loadRecord(session: RequestMiddleware, ctx: RequestContext): Promise<void> {
+  await session(ctx, () => Promise.resolve());
 }
 
 /**

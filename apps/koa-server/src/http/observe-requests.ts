@@ -20,6 +20,6 @@ export function observeRequests(metrics: Metrics, paths: ReadonlyMap<string, str
     // Bounded: the methods are Node's known ones (its parser refuses others), the outcomes a fixed list.
     if (!counter) counters.set(key, (counter = metrics.requests.labels(endpoint, ctx.method, METRIC_OUTCOME[outcome])));
     counter.inc();
-    if (outcome === 'unavailable') metrics.sessionStoreErrors.inc();
+    if (outcome === 'session-unavailable') metrics.sessionStoreErrors.inc();
   };
 }

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readiness } from '@cotizaciones/runtime';
-import { SERVER_JSON_HEADERS } from './reply-json.js';
+import { writeJson } from './answers.js';
 
 /** A probe's answer. */
 export interface ProbeAnswer {
@@ -54,7 +54,7 @@ export function probesAheadOfLine(readiness: () => Readiness): (req: IncomingMes
     const path = pathOf(req.url ?? '');
     if (!isProbePath(path)) return false;
     const { status, body } = answer(path);
-    res.writeHead(status, { ...SERVER_JSON_HEADERS, 'Content-Length': Buffer.byteLength(body) }).end(body);
+    writeJson(res, status, body);
     return true;
   };
 }

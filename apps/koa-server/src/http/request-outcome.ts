@@ -1,9 +1,10 @@
 import type { OutcomeKind } from '@cotizaciones/core';
 
 /**
- * What became of a request to an endpoint, in one vocabulary: the use case's own outcome, or
- * `rejected` (refused at the protocol level), `unavailable` (a store could not be reached: 503)
- * or `error` (an unexpected failure: 500). The request log writes it as it is.
+ * What became of a request, in one vocabulary: the use case's own outcome (a session store that
+ * could not be reached is its `session-unavailable`), or `rejected` (refused at the protocol level),
+ * `unavailable` (a 503 of a route that names no outcome: `/readyz`) or `error` (an unexpected
+ * failure: 500). The request log writes it as it is.
  */
 export type RequestOutcome = OutcomeKind | 'rejected' | 'unavailable' | 'error';
 

@@ -8,7 +8,11 @@ import type { RequestContext } from './request-state.js';
  * `controlledSession`, or the PHP app's own step in its adapter.
  */
 export interface SessionBinding {
-  /** Reads what the session needs before a route asks for it (an external store's record); absent when it is read on first use. */
+  /**
+   * Reads an external store's record into the request, once however often called; absent when there
+   * is none. The session from `sessionFor` calls it on first use itself; a route calls it only to
+   * sign in or out (the dev routes).
+   */
   readonly load?: ((ctx: RequestContext) => Promise<void>) | undefined;
   /** The request's session: the same one, read once, however often asked. */
   sessionFor(ctx: RequestContext): Session;
@@ -42,4 +46,21 @@ export function perRequest(ctx: RequestContext, open: () => Session): Session {
     ctx.state.session = session;
   }
   return session;
+}
+
+/**
+ * The binding whose sessions load the store's record on their first use, not before the route: a
+ * store that cannot be reached is then the session's failure (`SessionUnavailableError`), which
+ * the use case turns into its outcome like any other.
+ */
+export function loadedOnFirstUse(binding: SessionBinding): SessionBinding {
+  const { load } = binding;
+  if (!load) return binding;
+  return {
+    ...binding,
+    sessionFor(ctx) {
+      const session = binding.sessionFor(ctx);
+      return { currentUser: () => load(ctx).then(() => session.currentUser()) };
+    },
+  };
 }

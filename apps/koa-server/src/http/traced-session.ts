@@ -8,7 +8,7 @@ import type { SessionBinding } from './session-binding.js';
 export type SessionMode = 'cookie' | 'redis' | 'php files' | 'php redis';
 
 /**
- * The session binding with its reads as spans: the store's record loaded before a route (Redis),
+ * The session binding with its reads as spans: the store's record loaded (Redis, on first use),
  * and the user asked for (the signed cookie, or the PHP app's store), each with the mode and what
  * it found: `signed-in`, `signed-out`, or `unavailable`.
  */
