@@ -12,6 +12,13 @@ const SOURCES = ['apps/koa-server', 'apps/cli', 'packages/core', 'packages/adapt
     .filter((file) => file.endsWith('.ts') && !file.startsWith('testing'))
     .map((file) => `${pkg}/src/${file}`),
 );
+/** The repository's files, without what installs and builds make. */
+const sourceTree = (dir: string): string[] =>
+  readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
+    const path = dir === '' ? entry.name : `${dir}/${entry.name}`;
+    if (!entry.isDirectory()) return [path];
+    return ['node_modules', 'dist', '.git', '.turbo', 'bench-results', 'data'].includes(entry.name) ? [] : sourceTree(path);
+  });
 const DOCS = ['README.md', 'BENCHMARKS.md', ...readdirSync(join(ROOT, 'docs'), { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.md')).map((file) => `docs/${file}`)];
 
 describe('the docs', () => {
@@ -92,5 +99,17 @@ describe('the docs', () => {
     // 2 is decided before a run starts (a usage or configuration error: `fail(2, …)`).
     expect([...decided, 2].sort()).toEqual([...documented].sort());
     expect(read('apps/cli/src/apply-command.ts')).toMatch(/fail\(2, /);
+  });
+
+  it('name only source files the repository has (a path, or a file name found under it)', () => {
+    const files = sourceTree('');
+    const names = new Set(files.map((file) => file.split('/').pop()));
+    for (const doc of DOCS) {
+      for (const [, quoted] of read(doc).matchAll(/`([\w./-]+\.(?:ts|mjs|conf|php))`/g)) {
+        if (quoted!.startsWith('/') || quoted!.startsWith('*') || quoted!.startsWith('.')) continue;
+        const found = quoted!.includes('/') ? existsSync(join(ROOT, quoted!)) || existsSync(resolve(ROOT, dirname(doc), quoted!)) || files.some((file) => file.endsWith(`/${quoted}`)) : names.has(quoted);
+        expect(found, `${doc}: ${quoted}`).toBe(true);
+      }
+    }
   });
 });
