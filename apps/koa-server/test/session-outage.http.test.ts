@@ -45,4 +45,24 @@ describe.each([
     expect(metrics).toContain('http_requests_total{endpoint="update_cotizacion",method="POST",outcome="unavailable"} 1');
     expect(metrics).toMatch(/^session_store_errors_total 1$/m);
   });
+
+});
+
+describe('the dev routes with Redis records unreachable', () => {
+  let svc: TestService | undefined;
+  afterAll(async () => {
+    await svc?.close();
+  });
+
+  it('a sign-in on the dev routes, with Redis records unreachable, is the same 503 and outcome', async () => {
+    svc = await startService({ SESSION_STORE: 'redis', REDIS_URL: 'redis://127.0.0.1:1' });
+    const response = await fetch(`${svc.url}/dev/login`, {
+      method: 'POST',
+      body: new URLSearchParams({ id: '7' }),
+      headers: { cookie: signedCookie('cotizaciones.sid', 'some-session-id', SESSION_KEY) },
+    });
+    await expectAnswer(response, 503, UNAVAILABLE);
+    const requestId = response.headers.get('x-request-id');
+    expect(svc.logs.lines.filter((line) => line.requestId === requestId && line.msg === 'request')).toEqual([expect.objectContaining({ status: 503, outcome: 'session-unavailable' })]);
+  });
 });
