@@ -45,7 +45,6 @@ describe.each([
     expect(metrics).toContain('http_requests_total{endpoint="update_cotizacion",method="POST",outcome="unavailable"} 1');
     expect(metrics).toMatch(/^session_store_errors_total 1$/m);
   });
-
 });
 
 describe('the dev routes with Redis records unreachable', () => {
@@ -54,7 +53,7 @@ describe('the dev routes with Redis records unreachable', () => {
     await svc?.close();
   });
 
-  it('a sign-in on the dev routes, with Redis records unreachable, is the same 503 and outcome', async () => {
+  it('a sign-in answers the endpoints’ 503 and writes the same outcome', async () => {
     svc = await startService({ SESSION_STORE: 'redis', REDIS_URL: 'redis://127.0.0.1:1' });
     const response = await fetch(`${svc.url}/dev/login`, {
       method: 'POST',
