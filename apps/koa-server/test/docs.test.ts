@@ -112,4 +112,16 @@ describe('the docs', () => {
       }
     }
   });
+
+  it("list in docs/operations.md's metrics table exactly the metrics the service registers", () => {
+    const registered = [...read('apps/koa-server/src/metrics.ts').matchAll(/(?:fromStats\(|name: )'([a-z_]+)'/g)].map((match) => match[1]!);
+    const operations = read('docs/operations.md');
+    const table = operations.slice(operations.indexOf('| Metric |')).split('\n\n')[0]!;
+    const documented = table
+      .split('\n')
+      .slice(2)
+      .flatMap((line) => [...line.split('|')[1]!.matchAll(/`([a-z_]+)`/g)].map((match) => match[1]!));
+    expect(registered.length).toBeGreaterThan(10);
+    expect(documented.sort()).toEqual(registered.sort());
+  });
 });
