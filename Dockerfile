@@ -21,7 +21,6 @@ USER node
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:3000/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"
-# The live heap under load is ~30 MB, but V8 lets the old space grow to 4x that before a full collection:
-# 1.5x keeps resident memory ~80 MB lower at 256 connections, and 8 MB semi-spaces (half the default)
-# another 15-25 MB, at no CPU cost measurable in the same runs (BENCHMARKS.md). Command-line flags.
+# V8's heap flags keep resident memory within the 150 MB target at 256 connections; the smaller
+# semi-spaces cost some CPU (docs/decisions/020-heap-flags.md). V8 takes them from the command line only.
 CMD ["node", "--heap-growing-percent=50", "--max-semi-space-size=8", "dist/main.js"]

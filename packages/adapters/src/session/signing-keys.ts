@@ -17,7 +17,7 @@ const REMEMBERED_PAIR_CHARS = 1024;
 /**
  * Keygrip's HMAC-SHA1 base64url signatures (the format koa-session cookies
  * carry), compared with `timingSafeEqual`. Keygrip itself compares through a
- * second HMAC under a fresh random key on every check (BENCHMARKS.md measures it).
+ * second HMAC under a fresh random key on every check.
  */
 export function signingKeys(keys: readonly string[]): SigningKeys {
   // Keys imported once: createHmac with a string key imports it again on every call.

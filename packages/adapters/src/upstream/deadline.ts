@@ -2,7 +2,7 @@
  * One total time limit for one upstream call (connect, send, headers and the whole body): a single
  * timer, cleared when the call settles. It is also the abort `signal` undici accepts (any object
  * with `on`/`once`/`removeListener`): an AbortController per request costs far more than
- * this one timer (BENCHMARKS.md measures it).
+ * this one timer.
  */
 export class Deadline {
   aborted = false;
