@@ -72,6 +72,21 @@ describe('the activity writer: one entry never blocks the others', () => {
     expect(slept).toEqual([]);
   });
 
+  it('a store that answers its ping but takes no entry (its table gone): nothing set aside, every entry written once it is back', async () => {
+    const { store, batches, state } = failingStore(() => state.writes <= 40, 'SQLITE_ERROR');
+    const { deadLetter, kept } = memoryDeadLetter();
+    const { clock, slept } = fakeClock();
+    const log = bufferedActivityLog(store, { deadLetter, clock, lingerMs: 0, retryMinMs: 100 });
+    const all = Array.from({ length: 5 }, (_, i) => sampleEntry({ entityId: BigInt(i + 1) }));
+    for (const entry of all) log.record(entry);
+    await log.flush();
+    expect(kept).toEqual([]);
+    expect(ids(batches.flat()).sort()).toEqual(ids(all));
+    expect(log.stats()).toMatchObject({ written: 5, deadLettered: 0, queued: 0 });
+    // Once every entry had stepped aside, the writer waited between tries instead of spinning.
+    expect(slept.length).toBeGreaterThan(0);
+  });
+
   it('a batch of several entries that fails twice for any reason is split: every entry written, none set aside', async () => {
     const { store, batches } = failingStore((batch) => batch.length > 4);
     const { deadLetter, kept } = memoryDeadLetter();

@@ -10,6 +10,11 @@ export interface QueuedEntry {
   readonly ticket: SpoolTicket | undefined;
   /** Taken over from another process's spool: the store may hold it already, and is asked first. */
   adopted: boolean;
+  /**
+   * Set when the entry failed alone while the store answered: it steps out of the batches (the writer's
+   * count of written batches then), so the entries behind it go on.
+   */
+  parkedAt?: number;
 }
 
 /**
@@ -21,8 +26,10 @@ export interface ActivityQueue {
   /** Whether one more entry of `bytes` would pass a bound. */
   full(bytes: number): boolean;
   push(item: QueuedEntry): void;
-  /** The first entries, at most `maxEntries` and `maxBytes` (always at least one), from index `from`. */
+  /** The first entries not parked, at most `maxEntries` and `maxBytes` (always at least one, if any), from index `from`. */
   head(maxEntries: number, maxBytes: number, from?: number): QueuedEntry[];
+  /** The oldest parked entry for which `ready` holds. */
+  parked(ready: (item: QueuedEntry) => boolean): QueuedEntry | undefined;
   /** Removes these entries (by identity). */
   remove(items: readonly QueuedEntry[]): void;
   /** Removes and returns everything. */
@@ -46,12 +53,14 @@ export function activityQueue(maxEntries: number, maxBytes: number): ActivityQue
       let size = 0;
       for (let i = from; i < items.length && batch.length < maxCount; i += 1) {
         const item = items[i]!;
+        if (item.parkedAt !== undefined) continue;
         if (batch.length > 0 && size + item.bytes > maxSize) break;
         batch.push(item);
         size += item.bytes;
       }
       return batch;
     },
+    parked: (ready) => items.find((item) => item.parkedAt !== undefined && ready(item)),
     remove(removed) {
       if (removed.length === 0) return;
       // Usually the head, in order: the common case costs one splice.

@@ -29,7 +29,7 @@ export interface WriterOptions {
   readonly onWritten: (batch: readonly QueuedEntry[], stored: number) => void;
   /** The store refused this entry for what it holds (alone): to be set aside. */
   readonly onRefused: (item: QueuedEntry, error: ActivityStoreError) => void;
-  /** This entry fails alone, twice, while the store answers: to be set aside, with the failure. */
+  /** This entry fails alone while the store answers and writes other entries: to be set aside, with the failure. */
   readonly onUnwritable: (item: QueuedEntry, error: unknown) => void;
   /** A write failed (the store unavailable): reported, retried. */
   readonly onFailed: (error: unknown, attempt: number) => void;
@@ -49,7 +49,10 @@ const SPLIT_AFTER_FAILURES = 2;
  *   batch, not the store, is the trouble: a statement past the server's packet limit fails as a lost
  *   connection), after an exponential backoff while it does not (at most 1 s apart after ENOSPC).
  *   After two failures in a row a batch of several entries is split the same way as a refused one;
- *   an entry that fails alone twice in a row, the store answering each time, goes to `onUnwritable`.
+ *   an entry that fails alone twice in a row, the store answering each time, is parked: the entries
+ *   behind it go on. It is tried again alone right after the store has written others, and only a
+ *   failure then goes to `onUnwritable`: a store that answers pings but takes nothing (its table
+ *   gone) sets nothing aside; the parked entries are written once it is back.
  * - Entries taken over from another process's spool are first looked up in the store by request id.
  */
 export function activityWriter(options: WriterOptions) {
@@ -60,6 +63,9 @@ export function activityWriter(options: WriterOptions) {
   let writing: Promise<void> | undefined;
   let inFlight: readonly QueuedEntry[] = [];
   let idle: Array<() => void> = [];
+  // Batches written so far: a parked entry is judged only after the store has written others since it stepped aside.
+  let batchesWritten = 0;
+  const othersWritten = (item: QueuedEntry) => batchesWritten > (item.parkedAt ?? Infinity);
 
   const write = (entries: readonly ActivityEntry[]) => (spans ? spans.write(entries, () => store.write(entries)) : store.write(entries));
 
@@ -95,9 +101,15 @@ export function activityWriter(options: WriterOptions) {
     let failures = 0;
     let strikes = 0;
     while (queue.length > 0 && !stopped) {
-      if (suspect === 0 && queue.length < maxBatch && lingerMs > 0) await clock.sleep(lingerMs);
+      const retry = queue.parked(othersWritten);
+      let batch = retry ? [retry] : queue.head(suspect === 0 ? maxBatch : Math.ceil(suspect / 2), options.maxBatchBytes());
+      if (!retry && suspect === 0 && batch.length > 0 && batch.length < maxBatch && lingerMs > 0) {
+        await clock.sleep(lingerMs);
+        batch = queue.head(maxBatch, options.maxBatchBytes());
+      }
       if (stopped) break;
-      const batch = queue.head(suspect === 0 ? maxBatch : Math.ceil(suspect / 2), options.maxBatchBytes());
+      // Only parked entries left, the store having written nothing since: tried again (after the backoff below).
+      if (batch.length === 0) batch = [queue.parked(() => true)!];
       try {
         beforeWrite();
         inFlight = batch;
@@ -111,6 +123,7 @@ export function activityWriter(options: WriterOptions) {
         if (handedOver) return;
         queue.remove(batch);
         options.onWritten(batch, fresh.length);
+        if (batch.every((item) => item.parkedAt === undefined)) batchesWritten += 1;
         attempt = 0;
         failures = 0;
         strikes = 0;
@@ -138,20 +151,28 @@ export function activityWriter(options: WriterOptions) {
         const up = !isDiskFull(error) && (await answers());
         if (handedOver) return;
         strikes = up ? strikes + 1 : 0;
-        if (failures >= SPLIT_AFTER_FAILURES && batch.length > 1) {
+        const [alone] = batch;
+        if (batch.length === 1 && alone!.parkedAt !== undefined) {
+          if (up && othersWritten(alone!)) {
+            queue.remove(batch);
+            options.onUnwritable(alone!, error);
+            attempt = 0;
+            continue;
+          }
+        } else if (failures >= SPLIT_AFTER_FAILURES && batch.length > 1) {
           suspect = batch.length;
           failures = 0;
           strikes = 0;
         } else if (strikes >= SPLIT_AFTER_FAILURES && batch.length === 1) {
-          queue.remove(batch);
-          options.onUnwritable(batch[0]!, error);
+          alone!.parkedAt = batchesWritten;
           failures = 0;
           strikes = 0;
           suspect = Math.max(0, suspect - 1);
           attempt = 0;
           continue;
         }
-        if (up) continue;
+        // The batch, not the store, is the trouble: split or parked without waiting. Parked entries alone: wait.
+        if (up && queue.head(1, Infinity).length > 0) continue;
         attempt += 1;
         await backoff(error, attempt);
       }
