@@ -37,12 +37,12 @@ describe('SESSION_STORE=php start-up refusals, in the server process', () => {
       DEV_LOGIN: '1',
       PHP_SESSION_SAVE_HANDLER: 'redis',
       PHP_SESSION_SAVE_PATH: 'tcp://10.0.0.1:6379?auth=SECRET-redis-pw, tcp://10.0.0.2:6379?auth=SECRET-redis-pw',
-      PHP_SESSION_SERIALIZE_HANDLER: 'igbinary',
+      PHP_SESSION_SERIALIZE_HANDLER: 'msgpack',
     });
     expect(code).toBe(1);
     expect(stderr.trimEnd().split('\n')).toEqual([
       'configuration error: PHP_SESSION_SAVE_PATH several Redis servers (phpredis spreads sessions across them by weight) are not supported: give one',
-      'configuration error: PHP_SESSION_SERIALIZE_HANDLER "igbinary" is not supported: expected php, php_serialize or php_binary',
+      'configuration error: PHP_SESSION_SERIALIZE_HANDLER "msgpack" is not supported: expected php, php_serialize, php_binary or igbinary',
       'configuration error: DEV_LOGIN must be 0 or unset with SESSION_STORE=php (sign-in belongs to the PHP app)',
     ]);
     expect(stdout + stderr).not.toContain('SECRET');

@@ -14,7 +14,7 @@ const PhpSessionEnv = z.object({
   PHP_SESSION_SAVE_HANDLER: ownWords(z.string().trim().pipe(z.enum(SAVE_HANDLERS, quoting('is not supported: expected files or redis (phpredis)'))).default('files')),
   PHP_SESSION_SAVE_PATH: z.string().trim().optional(),
   PHP_SESSION_SERIALIZE_HANDLER: ownWords(
-    z.string().trim().pipe(z.enum(SESSION_FORMATS, quoting('is not supported: expected php, php_serialize or php_binary'))).default('php'),
+    z.string().trim().pipe(z.enum(SESSION_FORMATS, quoting('is not supported: expected php, php_serialize, php_binary or igbinary'))).default('php'),
   ),
   // PHP refuses names with these characters, and names of digits only.
   PHP_SESSION_NAME: ownWords(

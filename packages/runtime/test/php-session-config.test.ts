@@ -37,7 +37,7 @@ describe('PHP_SESSION_* variables (SESSION_STORE=php)', () => {
       settings({
         PHP_SESSION_SAVE_HANDLER: ' redis',
         PHP_SESSION_SAVE_PATH: 'tcp://10.0.0.5:6380?prefix=app_&database=3&auth=s3cret&timeout=2.5',
-        PHP_SESSION_SERIALIZE_HANDLER: 'php_serialize',
+        PHP_SESSION_SERIALIZE_HANDLER: 'igbinary',
         PHP_SESSION_NAME: 'APPSESS',
         PHP_SESSION_GC_MAXLIFETIME: '3600 ',
         PHP_SESSION_USER_KEY: 'usuario',
@@ -47,7 +47,7 @@ describe('PHP_SESSION_* variables (SESSION_STORE=php)', () => {
         PHP_SESSION_MAX_BYTES: '262144',
         PHP_SESSION_LOCK_WAITERS: ' 32',
       }),
-    ).toMatchObject({ lockWaiters: 32, maxBytes: 262144, saveHandler: 'redis', serializeHandler: 'php_serialize', name: 'APPSESS', gcMaxLifetimeSeconds: 3600, userKey: 'usuario', activityKey: 'LAST_ACTIVITY', idleSeconds: 1800, touch: 'activity' });
+    ).toMatchObject({ lockWaiters: 32, maxBytes: 262144, saveHandler: 'redis', serializeHandler: 'igbinary', name: 'APPSESS', gcMaxLifetimeSeconds: 3600, userKey: 'usuario', activityKey: 'LAST_ACTIVITY', idleSeconds: 1800, touch: 'activity' });
   });
 
   it('refuses what it cannot honour, one line per variable in the order of the variables, never printing a secret', () => {
@@ -55,7 +55,7 @@ describe('PHP_SESSION_* variables (SESSION_STORE=php)', () => {
       problems({
         PHP_SESSION_SAVE_HANDLER: 'memcached',
         PHP_SESSION_SAVE_PATH: '/x',
-        PHP_SESSION_SERIALIZE_HANDLER: 'igbinary',
+        PHP_SESSION_SERIALIZE_HANDLER: 'msgpack',
         PHP_SESSION_NAME: '123',
         PHP_SESSION_GC_MAXLIFETIME: '-5',
         PHP_SESSION_USER_KEY: 'a|b',
@@ -65,7 +65,7 @@ describe('PHP_SESSION_* variables (SESSION_STORE=php)', () => {
       }),
     ).toEqual([
       'PHP_SESSION_SAVE_HANDLER "memcached" is not supported: expected files or redis (phpredis)',
-      'PHP_SESSION_SERIALIZE_HANDLER "igbinary" is not supported: expected php, php_serialize or php_binary',
+      'PHP_SESSION_SERIALIZE_HANDLER "msgpack" is not supported: expected php, php_serialize, php_binary or igbinary',
       'PHP_SESSION_NAME "123" is not a session cookie name PHP accepts',
       'PHP_SESSION_GC_MAXLIFETIME "-5" is not a positive whole number of seconds',
       'PHP_SESSION_USER_KEY cannot contain "|" (PHP ends a session key there)',

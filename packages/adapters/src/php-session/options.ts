@@ -6,7 +6,7 @@ import { parseFilesSavePath, parseRedisSavePath } from './save-path.js';
 export type PhpSaveHandler = 'files' | 'redis';
 export const SAVE_HANDLERS: readonly PhpSaveHandler[] = ['files', 'redis'];
 /** `session.serialize_handler` values this adapter reads. */
-export const SESSION_FORMATS = ['php', 'php_serialize', 'php_binary'] as const;
+export const SESSION_FORMATS = ['php', 'php_serialize', 'php_binary', 'igbinary'] as const;
 export type PhpSessionFormat = (typeof SESSION_FORMATS)[number];
 export const TOUCH_MODES = ['none', 'expiry', 'activity'] as const;
 export type PhpSessionTouch = (typeof TOUCH_MODES)[number];

@@ -4,7 +4,7 @@ import { phpFilesStore } from './php-files-store.js';
 import { phpSettingsProblems, type PhpSessionSettings } from './options.js';
 import { PhpSessionDecodeError, type PhpValue } from './php-value.js';
 import { parseFilesSavePath, parseRedisSavePath } from './save-path.js';
-import { decodePhpSession, type DecodedPhpSession } from './session-formats.js';
+import { decodePhpSession, encodeInt, isPlainNumber, type DecodedPhpSession } from './session-formats.js';
 import { sessionIdFromCookies, sessionIdHash } from './session-id.js';
 import type { PhpSaveHandlerStore } from './save-handler-store.js';
 import type { PhpSessionStore } from '../session/session-store.js';
@@ -147,8 +147,8 @@ export function phpSessions(options: PhpSessionsOptions): PhpSessionStore {
     const last = session.vars.get(activityKey!);
     if (!span || typeof last !== 'number' || last >= nowSeconds) return undefined;
     // Only a plain int or float is replaced: an `R:` there would renumber every later reference.
-    if (bytes[span.start] !== 0x69 && bytes[span.start] !== 0x64) return undefined;
-    return Buffer.concat([bytes.subarray(0, span.start), Buffer.from(`i:${nowSeconds};`), bytes.subarray(span.end)]);
+    if (!isPlainNumber(bytes, span.start, format)) return undefined;
+    return Buffer.concat([bytes.subarray(0, span.start), encodeInt(nowSeconds, format), bytes.subarray(span.end)]);
   }
 
   async function touchSession(id: string, { session, modifiedMs }: { session: DecodedPhpSession; modifiedMs: number | undefined }, userId: string, nowSeconds: number): Promise<void> {

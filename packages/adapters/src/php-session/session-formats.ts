@@ -1,5 +1,6 @@
 import { PhpSessionDecodeError, type PhpDecodeLimits, type PhpValue } from './php-value.js';
 import type { PhpSessionFormat } from './options.js';
+import { igbinaryLong, IgbinaryReader, isIgbinaryNumber } from './igbinary.js';
 import { PhpReader } from './unserialize.js';
 
 export interface DecodedPhpSession {
@@ -21,10 +22,17 @@ const utf8 = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
  * rules and stepped over, building nothing.
  */
 export function decodePhpSession(bytes: Uint8Array, format: PhpSessionFormat, limits?: PhpDecodeLimits, only?: ReadonlySet<string>): DecodedPhpSession {
-  const reader = new PhpReader(bytes, limits);
-  const vars = new Map<string, PhpValue>();
   const spans = new Map<string, { start: number; end: number }>();
   const wanted = (key: string) => only === undefined || only.has(key);
+  if (format === 'igbinary') {
+    // The igbinary serialization of `$_SESSION`: one array after the header.
+    const reader = new IgbinaryReader(bytes, limits);
+    const vars = reader.sessionArray(wanted, (key, start, end) => spans.set(key, { start, end }));
+    if (!reader.atEnd) throw reader.fail('trailing bytes after the session');
+    return { vars, spans };
+  }
+  const reader = new PhpReader(bytes, limits);
+  const vars = new Map<string, PhpValue>();
   const read = (key: string) => {
     const start = reader.pos;
     if (wanted(key)) vars.set(key, reader.value(1));
@@ -61,4 +69,15 @@ export function decodePhpSession(bytes: Uint8Array, format: PhpSessionFormat, li
   }
   if (!reader.atEnd) throw reader.fail('trailing bytes after the session');
   return { vars, spans };
+}
+
+/** Whether the top-level value at `start` is a plain int or float: one that can be replaced by another without renumbering any reference. */
+export function isPlainNumber(bytes: Uint8Array, start: number, format: PhpSessionFormat): boolean {
+  if (format === 'igbinary') return isIgbinaryNumber(bytes, start);
+  return bytes[start] === 0x69 || bytes[start] === 0x64;
+}
+
+/** An int value as PHP's serializer for `format` writes it. */
+export function encodeInt(value: number, format: PhpSessionFormat): Uint8Array {
+  return format === 'igbinary' ? igbinaryLong(value) : Buffer.from(`i:${value};`);
 }

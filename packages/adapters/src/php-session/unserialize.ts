@@ -17,13 +17,13 @@ const FLOAT = /^(?:[+-]?(?:\d+|\d*\.\d+|\d+\.\d*)(?:[eE][+-]?\d+)?|NAN|-?INF)$/;
 // A string key PHP turns into an int key (ZEND_HANDLE_NUMERIC_STR): canonical decimal, no sign but '-', no leading zero.
 const CANONICAL_INT = /^(?:0|-?[1-9]\d{0,18})$/;
 // zend_is_valid_class_name, with namespaces.
-const CLASS_NAME = /^[A-Za-z_\x80-\uffff][A-Za-z0-9_\x80-\uffff]*(?:\\[A-Za-z_\x80-\uffff][A-Za-z0-9_\x80-\uffff]*)*$/;
+export const CLASS_NAME = /^[A-Za-z_\x80-\uffff][A-Za-z0-9_\x80-\uffff]*(?:\\[A-Za-z_\x80-\uffff][A-Za-z0-9_\x80-\uffff]*)*$/;
 
 /** The flag on a slot's depth once its value was stepped over (a depth stays below it). */
 const SKIPPED = 0x80;
 
 /** What PHP makes of a `C:` (Serializable) value whose class it does not have: no user code runs. */
-const INCOMPLETE_CLASS = '__PHP_Incomplete_Class';
+export const INCOMPLETE_CLASS = '__PHP_Incomplete_Class';
 
 /**
  * Reads PHP's `serialize` format strictly, on bytes. One reader decodes one
@@ -559,12 +559,12 @@ export function unserializePhp(bytes: Uint8Array, limits?: PhpDecodeLimits): Php
   return value;
 }
 
-function narrow(value: bigint): number | bigint {
+export function narrow(value: bigint): number | bigint {
   return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value;
 }
 
 /** `\0Class\0name` (private) and `\0*\0name` (protected) are both just `name` as data. */
-function unmangle(name: string, reader: PhpReader): string {
+export function unmangle(name: string, reader: { fail(message: string): PhpSessionDecodeError }): string {
   if (!name.startsWith('\0')) return name;
   const second = name.indexOf('\0', 1);
   if (second < 0) throw reader.fail('malformed private or protected property name');

@@ -10,6 +10,7 @@ interface GeneratedLine {
   php: { data: string; canon: Canon };
   php_binary: { data: string; canon: Canon };
   php_serialize: { data: string; canon: Canon };
+  igbinary: { data: string; canon: Canon };
 }
 
 const SESSIONS_PER_RUN = 300;

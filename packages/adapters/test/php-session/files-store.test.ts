@@ -40,6 +40,7 @@ describe.skipIf(!phpAvailable())('PHP sessions in files, written by a real PHP',
     { format: 'php', savePath: (dir: string) => dir },
     { format: 'php_binary', savePath: (dir: string) => `2;0600;${dir}` },
     { format: 'php_serialize', savePath: (dir: string) => dir },
+    { format: 'igbinary', savePath: (dir: string) => dir },
   ] as const) {
     describe(`${format}, save path ${savePath('DIR')}`, () => {
       let dir: string;

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionUnavailableError } from '@cotizaciones/core';
-import { decodePhpSession, phpSessions, type PhpSessionProblem, type PhpSessionsOptions } from '../../src/php-session.js';
+import { decodePhpSession, phpSessions, SESSION_FORMATS, type PhpSessionFormat, type PhpSessionProblem, type PhpSessionsOptions } from '../../src/php-session.js';
 import { freePort, iniFlags, phpAvailable, phpFixtures, phpServer, type PhpServer } from '../../src/testing/php-server.js';
 import { redisCommandsDuring } from '../../src/testing/redis-monitor.js';
 import { redisProcess, redisServerAvailable } from '../../src/testing/redis-process.js';
@@ -40,12 +40,12 @@ describe.skipIf(!phpAvailable() || !redisServerAvailable())('PHP sessions in Red
     await rm(scratch, { recursive: true, force: true });
   });
 
-  const start = async (format: 'php' | 'php_serialize' | 'php_binary') => {
+  const start = async (format: PhpSessionFormat) => {
     const php = await phpServer({ 'session.save_handler': 'redis', 'session.save_path': savePath, 'session.serialize_handler': format });
     phps.push(php);
     return php;
   };
-  const adapterFor = (format: 'php' | 'php_serialize' | 'php_binary', problems: PhpSessionProblem[] = [], options: Partial<PhpSessionsOptions> = {}) =>
+  const adapterFor = (format: PhpSessionFormat, problems: PhpSessionProblem[] = [], options: Partial<PhpSessionsOptions> = {}) =>
     phpSessions({
       saveHandler: 'redis',
       savePath,
@@ -57,7 +57,7 @@ describe.skipIf(!phpAvailable() || !redisServerAvailable())('PHP sessions in Red
     });
   const keyOf = (cookie: string | undefined) => `${PREFIX}${cookie!.split('=')[1]!}`;
 
-  for (const format of ['php', 'php_serialize', 'php_binary'] as const) {
+  for (const format of SESSION_FORMATS) {
     describe(format, () => {
       it('reads the user PHP signed in and nothing after PHP signs out; creates no key', async () => {
         const php = await start(format);
@@ -95,7 +95,7 @@ describe.skipIf(!phpAvailable() || !redisServerAvailable())('PHP sessions in Red
   }
 
   it('activity touch rewrites only the activity value, byte for byte, and PHP reads the session back intact', async () => {
-    for (const format of ['php', 'php_serialize', 'php_binary'] as const) {
+    for (const format of SESSION_FORMATS) {
       const php = await start(format);
       const { cookie } = await php.get('session.php?action=signin&id=31');
       const key = keyOf(cookie);
@@ -108,9 +108,9 @@ describe.skipIf(!phpAvailable() || !redisServerAvailable())('PHP sessions in Red
       expect(await adapter.sessionFor(cookie).currentUser()).toMatchObject({ id: '31' });
       const rawAfter = (await redis.getBuffer(key))!;
       const span = decodePhpSession(rawBefore, format).spans.get('LAST_ACTIVITY')!;
-      expect(rawAfter.toString('latin1')).toBe(
-        rawBefore.subarray(0, span.start).toString('latin1') + `i:${nowSeconds};` + rawBefore.subarray(span.end).toString('latin1'),
-      );
+      // The int as PHP writes it: `i:N;`, or igbinary's 32-bit positive int (0a, then big-endian).
+      const written = format === 'igbinary' ? `\x0a${Buffer.from(Uint32Array.of(nowSeconds).buffer).reverse().toString('latin1')}` : `i:${nowSeconds};`;
+      expect(rawAfter.toString('latin1')).toBe(rawBefore.subarray(0, span.start).toString('latin1') + written + rawBefore.subarray(span.end).toString('latin1'));
       expect(await redis.ttl(key)).toBeGreaterThan(1400);
       const { body: after } = await php.get<Shown>('session.php?action=show', cookie);
       expect(after.session).toEqual({ ...before.session, LAST_ACTIVITY: nowSeconds });
