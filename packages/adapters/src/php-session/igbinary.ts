@@ -1,5 +1,5 @@
-import { DEFAULT_LIMITS, PhpSessionDecodeError, type PhpDecodeLimits, type PhpKey, type PhpObject, type PhpValue } from './php-value.js';
-import { CLASS_NAME, INCOMPLETE_CLASS, narrow, unmangle } from './unserialize.js';
+import { PhpSessionDecodeError, type PhpDecodeLimits, type PhpKey, type PhpObject, type PhpValue } from './php-value.js';
+import { CLASS_NAME, INCOMPLETE_CLASS, limitsFor, narrow, SKIPPED, unmangle } from './unserialize.js';
 
 // igbinary's type codes (format version 2), as php-igbinary writes and reads them.
 const NULL = 0x00;
@@ -31,8 +31,6 @@ const HEADER = [0, 0, 0, 2];
 const INT64_MAX = 9223372036854775807n;
 /** The smallest element, a one-byte key and a one-byte value: a declared size larger than the bytes left allows is refused before any work. */
 const MIN_ELEMENT_BYTES = 2;
-/** The flag on a slot's depth once its value was stepped over (a depth stays below it). */
-const SKIPPED = 0x80;
 /** What a back-reference slot holds: an object (`objref` may point only there) or anything else. */
 const KIND_OBJECT = 1;
 const ENUM_CASE_NAME = /^[A-Za-z_\x80-\uffff][A-Za-z0-9_\x80-\uffff]*$/;
@@ -73,11 +71,9 @@ export class IgbinaryReader {
     readonly bytes: Uint8Array,
     limits: PhpDecodeLimits = {},
   ) {
-    const merged = { ...DEFAULT_LIMITS, ...limits };
-    this.limits = { ...merged, maxDepth: Math.min(merged.maxDepth, SKIPPED - 1) };
+    this.limits = limitsFor(bytes, limits);
     this.length = bytes.length;
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    if (bytes.length > this.limits.maxBytes) throw this.fail(`data of ${bytes.length} bytes exceeds the ${this.limits.maxBytes}-byte limit`);
     if (bytes.length < 5 || HEADER.some((byte, i) => bytes[i] !== byte)) {
       this.pos = 0;
       throw this.fail('igbinary data starts with the header 00 00 00 02 and holds a value');
@@ -151,13 +147,7 @@ export class IgbinaryReader {
     }
     if (type >= ARRAY8 && type <= ARRAY32) {
       const slot = this.takeSlot(depth, 0);
-      this.pos += 1;
-      const size = this.size(type - ARRAY8);
-      this.enter(depth);
-      for (let i = 0; i < size; i += 1) {
-        this.skipKey();
-        this.skip(depth + 1);
-      }
+      this.skipElements(type, depth);
       this.slotDepths[slot] = depth | SKIPPED;
       return;
     }
@@ -166,21 +156,25 @@ export class IgbinaryReader {
       this.pos += 1;
       this.className(type - OBJECT8);
       const inner = this.byte();
-      if (inner >= ARRAY8 && inner <= ARRAY32) {
-        this.pos += 1;
-        const size = this.size(inner - ARRAY8);
-        this.enter(depth);
-        for (let i = 0; i < size; i += 1) {
-          this.skipKey();
-          this.skip(depth + 1);
-        }
-      } else if (inner >= OBJECT_SER8 && inner <= OBJECT_SER32) this.serialized(inner);
+      if (inner >= ARRAY8 && inner <= ARRAY32) this.skipElements(inner, depth);
+      else if (inner >= OBJECT_SER8 && inner <= OBJECT_SER32) this.serialized(inner);
       else if (inner === ENUM_CASE) this.enumCase();
       else throw this.fail(`unknown object inner type ${hex(inner)}`);
       this.slotDepths[slot] = depth | SKIPPED;
       return;
     }
     this.skipScalar(type);
+  }
+
+  /** An array's or object's size and elements, checked and stepped over; `type` is array8..array32. */
+  private skipElements(type: number, depth: number): void {
+    this.pos += 1;
+    const size = this.size(type - ARRAY8);
+    this.enter(depth);
+    for (let i = 0; i < size; i += 1) {
+      this.skipKey();
+      this.skip(depth + 1);
+    }
   }
 
   /** `&`: the value after it is shared by reference and takes a slot, unless it is a reference to one already. */

@@ -20,7 +20,7 @@ const CANONICAL_INT = /^(?:0|-?[1-9]\d{0,18})$/;
 export const CLASS_NAME = /^[A-Za-z_\x80-\uffff][A-Za-z0-9_\x80-\uffff]*(?:\\[A-Za-z_\x80-\uffff][A-Za-z0-9_\x80-\uffff]*)*$/;
 
 /** The flag on a slot's depth once its value was stepped over (a depth stays below it). */
-const SKIPPED = 0x80;
+export const SKIPPED = 0x80;
 
 /** What PHP makes of a `C:` (Serializable) value whose class it does not have: no user code runs. */
 export const INCOMPLETE_CLASS = '__PHP_Incomplete_Class';
@@ -58,11 +58,8 @@ export class PhpReader {
     readonly bytes: Uint8Array,
     limits: PhpDecodeLimits = {},
   ) {
-    const merged = { ...DEFAULT_LIMITS, ...limits };
-    // A depth must fit below the SKIPPED flag.
-    this.limits = { ...merged, maxDepth: Math.min(merged.maxDepth, SKIPPED - 1) };
+    this.limits = limitsFor(bytes, limits);
     this.length = bytes.length;
-    if (bytes.length > this.limits.maxBytes) throw this.fail(`data of ${bytes.length} bytes exceeds the ${this.limits.maxBytes}-byte limit`);
   }
 
   get atEnd(): boolean {
@@ -549,6 +546,13 @@ export class PhpReader {
     if (this.bytes[this.pos] !== byte) throw this.fail(`expected ${JSON.stringify(String.fromCharCode(byte))}`);
     this.pos += 1;
   }
+}
+
+/** The limits with their defaults, the depth kept below {@link SKIPPED}; data larger than `maxBytes` is refused. */
+export function limitsFor(bytes: Uint8Array, limits: PhpDecodeLimits): Required<PhpDecodeLimits> {
+  const merged = { ...DEFAULT_LIMITS, ...limits };
+  if (bytes.length > merged.maxBytes) throw new PhpSessionDecodeError(`data of ${bytes.length} bytes exceeds the ${merged.maxBytes}-byte limit`, 0);
+  return { ...merged, maxDepth: Math.min(merged.maxDepth, SKIPPED - 1) };
 }
 
 /** Decodes one serialized value; trailing bytes are refused. */
