@@ -1,14 +1,15 @@
 <?php
-// A signed-in user's session with a shop cart, as `session_encode` (handler `php`) writes it, of about
-// BYTES bytes: `php cart-session.php BYTES OUT_FILE`. Then `php cart-session.php --decode FILE ROUNDS`
-// prints the CPU microseconds one `session_decode` of that file takes in PHP itself (median of ROUNDS).
+// A signed-in user's session with a shop cart, as `session_encode` writes it with HANDLER (`php` or
+// `igbinary`), of about BYTES bytes: `php cart-session.php BYTES OUT_FILE HANDLER`. Then
+// `php cart-session.php --decode FILE ROUNDS HANDLER` prints the CPU microseconds one `session_decode`
+// of that file takes in PHP itself (median of ROUNDS).
 declare(strict_types=1);
 
 ini_set('session.use_cookies', '0');
 ini_set('session.use_strict_mode', '0');
 ini_set('session.save_handler', 'files');
 ini_set('session.save_path', dirname($argv[2] ?? $argv[3] ?? '.'));
-ini_set('session.serialize_handler', 'php');
+ini_set('session.serialize_handler', $argv[1] === '--decode' ? $argv[4] : $argv[3]);
 
 function cpu_us(): float {
     $usage = getrusage();

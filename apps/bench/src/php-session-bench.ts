@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UPDATE_QUOTATION_FIELD } from '@cotizaciones/core';
-import { decodePhpSession, phpSessions, type PhpSessionsOptions } from '@cotizaciones/adapters/php-session';
+import { decodePhpSession, phpSessions, type PhpSessionFormat, type PhpSessionsOptions } from '@cotizaciones/adapters/php-session';
 import { freePort, phpAvailable, phpServer, redisProcess, redisServerAvailable, type PhpServer } from '@cotizaciones/adapters/testing/processes';
 import { runLoad, type LoadResult } from './load.js';
 import { median } from './measure.js';
@@ -23,6 +23,8 @@ export interface LatencyRow {
 }
 
 export interface DecoderRow {
+  /** `session.serialize_handler` of the session. */
+  readonly format: PhpSessionFormat;
   readonly bytes: number;
   /** CPU µs of one `session_decode` in PHP itself (median of 7 samples). */
   readonly phpUs: number;
@@ -71,9 +73,9 @@ const SAMPLES = 7;
 
 
 /** CPU µs of one read of `bytes` by the adapter's reader, as PHP's is measured: median of samples of many reads. */
-function readerCpuUs(bytes: Uint8Array): number {
+function readerCpuUs(bytes: Uint8Array, format: PhpSessionFormat): number {
   const used = new Set(['user', 'LAST_ACTIVITY']);
-  const read = () => decodePhpSession(bytes, 'php', { maxBytes: 4 * 1024 * 1024 }, used);
+  const read = () => decodePhpSession(bytes, format, { maxBytes: 4 * 1024 * 1024 }, used);
   const perSample = Math.max(1, Math.floor(20_000_000 / bytes.length));
   for (let i = 0; i < perSample; i += 1) read();
   const samples: number[] = [];
@@ -142,14 +144,16 @@ export async function benchPhpSessions(
   const services: Spawned[] = [];
   try {
     // First, alone: no service or PHP server running beside the two decoders.
-    log('PHP sessions: the reader against PHP\'s session_decode (52, 205, 820 KB carts)');
+    log('PHP sessions: the reader against PHP\'s session_decode (52, 205, 820 KB carts; php and igbinary)');
     const decoder: DecoderRow[] = [];
-    for (const size of [52_000, 205_000, 820_000]) {
-      const file = join(scratch, `cart-${size}.bin`);
-      execFileSync('php', [CART_SESSION, String(size), file]);
-      const phpUs = Number(execFileSync('php', [CART_SESSION, '--decode', file, String(SAMPLES)], { encoding: 'utf8' }).trim());
-      const bytes = await readFile(file);
-      decoder.push({ bytes: bytes.length, phpUs, serviceUs: readerCpuUs(bytes) });
+    for (const format of ['php', 'igbinary'] as const) {
+      for (const size of [52_000, 205_000, 820_000]) {
+        const file = join(scratch, `cart-${format}-${size}.bin`);
+        execFileSync('php', [CART_SESSION, String(size), file, format]);
+        const phpUs = Number(execFileSync('php', [CART_SESSION, '--decode', file, String(SAMPLES), format], { encoding: 'utf8' }).trim());
+        const bytes = await readFile(file);
+        decoder.push({ format, bytes: bytes.length, phpUs, serviceUs: readerCpuUs(bytes, format) });
+      }
     }
     await redis.start();
     const dir = join(scratch, 'sessions');

@@ -127,8 +127,8 @@ export function toMarkdown(report: BenchReport): string {
       ...rows.map((r) => `| ${r.what} | ${r.samples} | ${fixed(r.p50Ms, 3)} | ${fixed(r.p90Ms, 3)} | ${fixed(r.p99Ms, 3)} | ${fixed(r.overFirstMs, 3)} |`),
     ];
     lines.push(...table('PHP session read (adapter)', report.phpSessions.reads), ...table('whole request, by session mode', report.phpSessions.requests));
-    lines.push('', '| session decoded (shop cart) | PHP session_decode CPU µs | the service\'s read CPU µs | × PHP (target ≤ 2) |', '|---|---|---|---|');
-    for (const d of report.phpSessions.decoder) lines.push(`| ${d.bytes} bytes | ${fixed(d.phpUs)} | ${fixed(d.serviceUs)} | ${fixed(d.serviceUs / d.phpUs, 2)} |`);
+    lines.push('', '| session decoded (shop cart) | serializer | PHP session_decode CPU µs | the service\'s read CPU µs | × PHP (target ≤ 2) |', '|---|---|---|---|---|');
+    for (const d of report.phpSessions.decoder) lines.push(`| ${d.bytes} bytes | ${d.format} | ${fixed(d.phpUs)} | ${fixed(d.serviceUs)} | ${fixed(d.serviceUs / d.phpUs, 2)} |`);
     const l = report.phpSessions.large;
     lines.push(
       '',
