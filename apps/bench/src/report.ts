@@ -127,8 +127,15 @@ export function toMarkdown(report: BenchReport): string {
       ...rows.map((r) => `| ${r.what} | ${r.samples} | ${fixed(r.p50Ms, 3)} | ${fixed(r.p90Ms, 3)} | ${fixed(r.p99Ms, 3)} | ${fixed(r.overFirstMs, 3)} |`),
     ];
     lines.push(...table('PHP session read (adapter)', report.phpSessions.reads), ...table('whole request, by session mode', report.phpSessions.requests));
-    lines.push('', '| session decoded (shop cart) | serializer | PHP session_decode CPU µs | the service\'s read CPU µs | × PHP (target ≤ 2) |', '|---|---|---|---|---|');
-    for (const d of report.phpSessions.decoder) lines.push(`| ${d.bytes} bytes | ${d.format} | ${fixed(d.phpUs)} | ${fixed(d.serviceUs)} | ${fixed(d.serviceUs / d.phpUs, 2)} |`);
+    // One row per cart, each serializer's figures side by side.
+    const { decoder } = report.phpSessions;
+    const perFormat = [...new Set(decoder.map((d) => d.format))].map((format) => decoder.filter((d) => d.format === format));
+    const columns = perFormat.map((rows) => `${rows[0]!.format}: bytes | PHP session_decode CPU µs | the service's read CPU µs | × PHP (target ≤ 2)`);
+    lines.push('', `| shop cart | ${columns.join(' | ')} |`, `|---|${'---|---|---|---|'.repeat(perFormat.length)}`);
+    for (const [cart] of (perFormat[0] ?? []).entries()) {
+      const cells = perFormat.map((rows) => rows[cart]!).map((d) => `${d.bytes} | ${fixed(d.phpUs)} | ${fixed(d.serviceUs)} | ${fixed(d.serviceUs / d.phpUs, 2)}`);
+      lines.push(`| ${cart + 1} | ${cells.join(' | ')} |`);
+    }
     const l = report.phpSessions.large;
     lines.push(
       '',
