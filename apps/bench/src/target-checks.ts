@@ -1,4 +1,4 @@
-import type { BenchReport, TargetSummary } from './report.js';
+import type { BenchReport, TargetSummary } from './bench-report.js';
 import { PHP_FILES_EMPTY_SESSION, PHP_FILES_NO_COOKIE } from './php-session-bench.js';
 
 export interface TargetCheck {

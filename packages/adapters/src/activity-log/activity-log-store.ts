@@ -46,6 +46,13 @@ export interface SqlActivityLogStore extends ReadableActivityLogStore {
   readonly table: string;
 }
 
+/** How to open a SQL store. */
+export interface SqlStoreOptions {
+  readonly table?: string | undefined;
+  /** Told when a pooled connection fails outside a query (the server went away). */
+  readonly onConnectionError?: ((error: Error) => void) | undefined;
+}
+
 /** The row an entry becomes, before engine-specific value conversion. */
 export function toStoredActivity(entry: ActivityEntry): StoredActivity {
   return {

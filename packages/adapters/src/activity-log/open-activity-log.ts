@@ -5,7 +5,7 @@ import { deadLetterFile } from './dead-letter-file.js';
 import { inMemoryActivityLogStore } from './in-memory-activity-log-store.js';
 import { lazyActivityLogStore } from './lazy-activity-log-store.js';
 import { sqlEngineOf } from './activity-log-url.js';
-import type { SqlStoreOptions } from './sql-activity-log-store.js';
+import type { SqlStoreOptions } from './activity-log-store.js';
 
 export interface OpenedActivityLog {
   readonly log: BufferedActivityLog;

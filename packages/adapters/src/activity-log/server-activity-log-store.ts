@@ -5,7 +5,7 @@ import { toStoredActivity, type SqlActivityLogStore } from './activity-log-store
 import { INSERT_COLUMNS, createTableSql, fromRow, type Row } from './activity-log-schema.js';
 import { storeError, urlSecrets } from './activity-store-error.js';
 import { isMysqlRefusal, isPostgresRefusal } from './sql-error-kinds.js';
-import type { SqlStoreOptions } from './sql-activity-log-store.js';
+import type { SqlStoreOptions } from './activity-log-store.js';
 
 /** Request ids looked up in one statement. */
 const LOOKUP_BATCH = 500;

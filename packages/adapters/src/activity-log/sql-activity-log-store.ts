@@ -1,15 +1,9 @@
 import { sqlEngineOf } from './activity-log-url.js';
-import type { SqlActivityLogStore } from './activity-log-store.js';
+import type { SqlActivityLogStore, SqlStoreOptions } from './activity-log-store.js';
 import { checkedTableName } from './activity-log-schema.js';
 import { openSqliteActivityLogStore } from './sqlite-activity-log-store.js';
 
 export type { SqlActivityLogStore } from './activity-log-store.js';
-
-export interface SqlStoreOptions {
-  readonly table?: string | undefined;
-  /** Told when a pooled connection fails outside a query (the server went away). */
-  readonly onConnectionError?: ((error: Error) => void) | undefined;
-}
 
 /**
  * The activity log in SQLite (`sqlite:<file>`, written by a worker thread),
