@@ -9,7 +9,7 @@ import { batchedLog } from './batched-log.js';
 
 const UPSTREAM = process.env.UPSTREAM_BASE_URL ?? '';
 const KEY = process.env.SESSION_KEYS ?? '';
-const PATH = '/cotizaciones/api/update_cotizacion_api.php';
+const PATH = UPDATE_QUOTATION_FIELD.webPath;
 const COOKIE = 'cotizaciones.sid';
 const HEADERS = {
   'Content-Type': 'application/json; charset=UTF-8',

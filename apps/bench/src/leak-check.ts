@@ -4,14 +4,15 @@ import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import { UPDATE_QUOTATION_FIELD, UPDATE_QUOTATION_ITEM } from '@cotizaciones/core';
 import { memoryMb, spawnServer } from './processes.js';
 import { serviceTarget } from './targets.js';
 
 const { values } = parseArgs({ options: { requests: { type: 'string', default: '100000' }, connections: { type: 'string', default: '64' } } });
 const total = Number(values.requests);
 const connections = Number(values.connections);
-const FIELD = '/cotizaciones/api/update_cotizacion_api.php';
-const ITEM = '/cotizaciones/api/update_cot_item.php';
+const FIELD = UPDATE_QUOTATION_FIELD.webPath;
+const ITEM = UPDATE_QUOTATION_ITEM.webPath;
 const form = { 'content-type': 'application/x-www-form-urlencoded' };
 
 const stub = await spawnServer(fileURLToPath(new URL('./stub-upstream.js', import.meta.url)), ['0'], {});

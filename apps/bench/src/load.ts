@@ -1,4 +1,5 @@
 import autocannon from 'autocannon';
+import { UPDATE_QUOTATION_FIELD } from '@cotizaciones/core';
 
 export interface LoadOptions {
   readonly url: string;
@@ -27,7 +28,7 @@ export interface LoadResult {
   readonly wrongBodies: number;
 }
 
-export const FIELD_PATH = '/cotizaciones/api/update_cotizacion_api.php';
+export const FIELD_PATH = UPDATE_QUOTATION_FIELD.webPath;
 const BODY = 'id=12&field=estado&value=aprobada';
 
 /** Drives endpoint A with autocannon; each connection uses its own signed-in session. */

@@ -3,7 +3,7 @@ import type { batchedLog } from './batched-log.js';
 import type { ReferencePost } from './reference-clients.js';
 
 /** Endpoint A's path, as the references serve it. */
-export const REFERENCE_PATH = '/cotizaciones/api/update_cotizacion_api.php';
+export const REFERENCE_PATH = UPDATE_QUOTATION_FIELD.webPath;
 /** The session's idle limit the references check. */
 export const IDLE_MS = 30 * 60_000;
 /** The contract's answer headers. */

@@ -1,4 +1,4 @@
-import { OPERATIONS, PortFailure, changeUseCase, type Session, type UseCaseDeps, type UpstreamRequest } from '@cotizaciones/core';
+import { OPERATIONS, PortFailure, useCases, type Session, type UseCaseDeps, type UpstreamRequest } from '@cotizaciones/core';
 import { errorSummary } from '@cotizaciones/runtime';
 import type { ChangeLine } from './change-line.js';
 import { lineRequestId } from './line-identity.js';
@@ -18,7 +18,8 @@ export interface RunIdentity {
 
 /** Each line through the same use case as its web endpoint: same payload rules, replies and audit entries. */
 export function lineRunner(deps: UseCaseDeps, identity: RunIdentity): (line: ChangeLine) => Promise<LineResult> {
-  const byLineName = new Map(OPERATIONS.map((operation) => [operation.lineName, changeUseCase(deps, operation)]));
+  const byName = useCases(deps, OPERATIONS);
+  const byLineName = new Map(OPERATIONS.map((operation) => [operation.lineName, byName.get(operation.name)]));
   const session = signedIn(identity.userId);
   return async (line) => {
     const key = lineRequestId(identity.runId, line);

@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import Koa from 'koa';
-import { OPERATIONS, type SessionPolicy, type UseCase } from '@cotizaciones/core';
+import { OPERATIONS, type Operation, type SessionPolicy, type UseCase } from '@cotizaciones/core';
 import { signingKeys, type ReadableActivityLogStore, type SessionStore } from '@cotizaciones/adapters';
 import { sessionBinding, sessionCookie } from './http/bind-sessions.js';
 import { mountDevRoutes } from './http/dev-routes.js';
@@ -35,6 +35,8 @@ export interface AppOptions {
   readonly metrics?: MetricsAccess | undefined;
   /** Each request a server span (OpenTelemetry started: `openTracing`). */
   readonly traced?: boolean | undefined;
+  /** The operations served, each at its `webPath`: the core's catalog unless a test serves another. */
+  readonly operations?: readonly Operation[] | undefined;
 }
 
 export interface AppDeps {
@@ -52,6 +54,7 @@ export interface AppDeps {
 
 /** The Koa application, not listening: tests drive it on an ephemeral port. */
 export function createApp(options: AppOptions, deps: AppDeps): Koa<RequestState> {
+  const operations = options.operations ?? OPERATIONS;
   const trust = compileTrust(options.trustProxy);
   // Koa reads X-Forwarded-* only with `proxy`; the request frame drops them from any peer not trusted.
   const app = new Koa<RequestState>({ proxy: trust !== undefined });
@@ -74,7 +77,7 @@ export function createApp(options: AppOptions, deps: AppDeps): Koa<RequestState>
       replyJsonText(ctx, status, body);
     });
   }
-  const openApi = JSON.stringify(openApiDocument(options.basePath, sessionCookie(deps.sessions)));
+  const openApi = JSON.stringify(openApiDocument(options.basePath, sessionCookie(deps.sessions), operations));
   router.get('/openapi.json', (ctx) => {
     ctx.type = 'application/json';
     ctx.body = openApi;
@@ -93,7 +96,7 @@ export function createApp(options: AppOptions, deps: AppDeps): Koa<RequestState>
       ctx.body = await deps.metrics.registry.metrics();
     });
   }
-  for (const operation of OPERATIONS) {
+  for (const operation of operations) {
     const useCase = deps.useCases.get(operation.name);
     if (!useCase) throw new Error(`no use case for the operation ${operation.name}`);
     router.all(`${options.basePath}${operation.webPath}`, endpoint(useCase, settings));
@@ -103,7 +106,7 @@ export function createApp(options: AppOptions, deps: AppDeps): Koa<RequestState>
     mountDevRoutes(router, { prefix: '', guard: sameSite, session: sessions, signing: sessions.dev, limits, activity: deps.activity });
   }
 
-  const endpointPaths = new Map(OPERATIONS.map((operation) => [`${options.basePath}${operation.webPath}`, operation.name]));
+  const endpointPaths = new Map(operations.map((operation) => [`${options.basePath}${operation.webPath}`, operation.name]));
   app.use(requestFrame(deps.log, deps.metrics, endpointPaths, options.traced === true, trust));
   app.use(router.routes());
   app.use(() => {

@@ -48,7 +48,11 @@ function endpoint({ name, summary, params, defaultMsg }: Operation) {
 }
 
 /** The OpenAPI 3.1 description of the service, served at GET /openapi.json; `sessionCookie`: the configured mode's. */
-export function openApiDocument(basePath: string, sessionCookie: { readonly name: string; readonly description: string }) {
+export function openApiDocument(
+  basePath: string,
+  sessionCookie: { readonly name: string; readonly description: string },
+  operations: readonly Operation[] = OPERATIONS,
+) {
   return {
     openapi: '3.1.0',
     info: {
@@ -57,7 +61,7 @@ export function openApiDocument(basePath: string, sessionCookie: { readonly name
       description: 'Drop-in replacement of the PHP inline-edit endpoints of quotations (cotizaciones).',
     },
     paths: {
-      ...Object.fromEntries(OPERATIONS.map((operation) => [`${basePath}${operation.webPath}`, endpoint(operation)])),
+      ...Object.fromEntries(operations.map((operation) => [`${basePath}${operation.webPath}`, endpoint(operation)])),
     },
     components: {
       schemas: {

@@ -15,10 +15,12 @@ import { fileURLToPath } from 'node:url';
 import { MatchersV3, PactV3, type V3Interaction } from '@pact-foundation/pact';
 import { describe, expect, it } from 'vitest';
 import {
-  MESSAGES,
+  changeUseCase,
+  OPERATIONS,
   phpFormParams,
-  updateQuotationField,
-  updateQuotationItem,
+  UPDATE_QUOTATION_FIELD,
+  UPDATE_QUOTATION_ITEM,
+  type Operation,
   type Outcome,
   type TokenSource,
   type UpstreamPayload,
@@ -35,8 +37,8 @@ const PROVIDER = 'cotizaciones-upstream-api';
 const PACT_FILE = `${CONSUMER}-${PROVIDER}.json`;
 const COMMITTED = fileURLToPath(new URL(`../pacts/${PACT_FILE}`, import.meta.url));
 
-const FIELD_PATH = '/api/cotizaciones/update';
-const ITEM_PATH = '/api/cotizaciones/items/update';
+const FIELD_PATH = UPDATE_QUOTATION_FIELD.upstreamPath;
+const ITEM_PATH = UPDATE_QUOTATION_ITEM.upstreamPath;
 const TOKEN = 'tok-valid';
 const USER = { id: 42, name: 'Ana' };
 /** A change's key as the web endpoints make it (a request id); the CLI's is `<run id>:<content hash>:<occurrence>`. */
@@ -60,7 +62,7 @@ const refused = (message: string) => ({
 
 interface Case {
   readonly name: string;
-  readonly operation: 'field' | 'item';
+  readonly operation: Operation;
   /** The form the browser posts to this service. */
   readonly form: Array<[string, string]>;
   readonly interactions: (payload: UpstreamPayload) => V3Interaction[];
@@ -81,7 +83,7 @@ const post = (path: string, payload: UpstreamPayload, token: string | ReturnType
 const cases: Case[] = [
   {
     name: 'a field update: id, field and value as the browser sent them',
-    operation: 'field',
+    operation: UPDATE_QUOTATION_FIELD,
     form: [['id', '12'], ['field', 'estado'], ['value', 'aprobada ñ ✓']],
     payload: { id: '12', field: 'estado', value: 'aprobada ñ ✓' },
     interactions: (payload) => [
@@ -91,7 +93,7 @@ const cases: Case[] = [
   },
   {
     name: 'benef_emp: idEmpresa and idUsuario, never value',
-    operation: 'field',
+    operation: UPDATE_QUOTATION_FIELD,
     form: [['id', '12'], ['field', 'benef_emp'], ['value', 'ignored'], ['idEmpresa', '3'], ['idUsuario', '9']],
     payload: { id: '12', field: 'benef_emp', idEmpresa: '3', idUsuario: '9' },
     interactions: (payload) => [
@@ -106,7 +108,7 @@ const cases: Case[] = [
   },
   {
     name: 'absent parameters: integer 0 ids and empty strings, as the PHP endpoint sent them',
-    operation: 'field',
+    operation: UPDATE_QUOTATION_FIELD,
     form: [],
     payload: { id: 0, field: '', value: '' },
     interactions: (payload) => [
@@ -121,7 +123,7 @@ const cases: Case[] = [
   },
   {
     name: 'ids forwarded exactly as received, never cast; a refusal with its message',
-    operation: 'field',
+    operation: UPDATE_QUOTATION_FIELD,
     form: [['id', ' 12abc'], ['field', 'total'], ['value', '-5']],
     payload: { id: ' 12abc', field: 'total', value: '-5' },
     interactions: (payload) => [
@@ -136,7 +138,7 @@ const cases: Case[] = [
   },
   {
     name: 'an item update: id, field and value',
-    operation: 'item',
+    operation: UPDATE_QUOTATION_ITEM,
     form: [['id', '9'], ['field', 'cantidad'], ['value', '3']],
     payload: { id: '9', field: 'cantidad', value: '3' },
     interactions: (payload) => [
@@ -146,7 +148,7 @@ const cases: Case[] = [
   },
   {
     name: 'an item delete: delete is the integer 1, never field or value',
-    operation: 'item',
+    operation: UPDATE_QUOTATION_ITEM,
     form: [['id', '9'], ['delete', '0'], ['field', 'cantidad'], ['value', '3']],
     payload: { id: '9', delete: 1 },
     interactions: (payload) => [
@@ -156,7 +158,7 @@ const cases: Case[] = [
   },
   {
     name: 'an item change the upstream refuses, with its message',
-    operation: 'item',
+    operation: UPDATE_QUOTATION_ITEM,
     form: [['id', '10'], ['field', 'cantidad'], ['value', '-1']],
     payload: { id: '10', field: 'cantidad', value: '-1' },
     interactions: (payload) => [
@@ -171,7 +173,7 @@ const cases: Case[] = [
   },
   {
     name: 'a 401 to an expired token: sent once more with a fresh token, and only then',
-    operation: 'field',
+    operation: UPDATE_QUOTATION_FIELD,
     form: [['id', '12'], ['field', 'estado'], ['value', 'aprobada']],
     payload: { id: '12', field: 'estado', value: 'aprobada' },
     tokens: refreshingTokens,
@@ -227,7 +229,7 @@ for (const [name, create] of adapters) {
         const upstream = create({ baseUrl: mockServer.url, timeoutMs: 5_000 });
         try {
           const deps = { upstream, tokens: testCase.tokens?.() ?? staticTokenSource(TOKEN), activityLog: inMemoryActivityLog() };
-          const useCase = testCase.operation === 'field' ? updateQuotationField(deps) : updateQuotationItem(deps);
+          const useCase = changeUseCase(deps, testCase.operation);
           const outcome = await useCase({ session: inMemorySession(USER), params: phpFormParams(testCase.form), idempotencyKey: KEY });
           expect(outcome.reply).toEqual(testCase.reply);
         } finally {
@@ -248,12 +250,12 @@ for (const [name, create] of adapters) {
       await provider.executeTest(async (mockServer) => {
         const upstream = create({ baseUrl: mockServer.url, timeoutMs: 5_000 });
         try {
-          const outcome = await updateQuotationField({ upstream, tokens: staticTokenSource(TOKEN), activityLog: inMemoryActivityLog() })({
+          const outcome = await changeUseCase({ upstream, tokens: staticTokenSource(TOKEN), activityLog: inMemoryActivityLog() }, UPDATE_QUOTATION_FIELD)({
             session: inMemorySession(USER),
             params: phpFormParams([['id', '11'], ['field', 'estado'], ['value', 'x']]),
             idempotencyKey: KEY,
           });
-          expect(outcome.reply).toEqual({ ok: false, msg: MESSAGES.quotationFailed });
+          expect(outcome.reply).toEqual({ ok: false, msg: UPDATE_QUOTATION_FIELD.defaultMsg });
         } finally {
           upstream.close();
         }
@@ -268,6 +270,15 @@ describe('the committed pact file', () => {
   it('is the same whichever adapter sends the requests', () => {
     const [got, undici] = adapters.map(([name]) => read(generated.get(name) ?? ''));
     expect(undici).toEqual(got);
+  });
+
+  it('has interactions for every operation of the catalog (add its cases to test/upstream.pact.test.ts)', () => {
+    const pact = read(generated.get('got') ?? '') as { interactions: Array<{ request: { path: string } }> };
+    const paths = new Set(pact.interactions.map((interaction) => interaction.request.path));
+    for (const operation of OPERATIONS) {
+      expect(paths.has(operation.upstreamPath), `${operation.name}: no case posts to ${operation.upstreamPath}; add its cases to packages/adapters/test/upstream.pact.test.ts`).toBe(true);
+    }
+    expect(new Set(cases.map((testCase) => testCase.operation.name)), 'every operation has cases in packages/adapters/test/upstream.pact.test.ts').toEqual(new Set(OPERATIONS.map((operation) => operation.name)));
   });
 
   it(`is up to date (pacts/${PACT_FILE}; regenerate with UPDATE_PACT=1)`, () => {

@@ -1,7 +1,5 @@
 export { OPERATIONS, UPDATE_QUOTATION_FIELD, UPDATE_QUOTATION_ITEM, paramNames, type Operation, type Params } from './operations.js';
 export { changeUseCase, useCases, type UseCase } from './change-use-case.js';
-export { updateQuotationField } from './update-quotation-field.js';
-export { updateQuotationItem } from './update-quotation-item.js';
 export type { ChangeRequest, RequestMeta, UseCaseDeps } from './change-request.js';
 export type { Outcome, OutcomeKind } from './outcome.js';
 export { PortFailure, type FailureCode } from './failure.js';

@@ -8,7 +8,7 @@ export type Params<N extends string> = { readonly [K in N]: string | undefined }
 /**
  * One change operation, once: every channel derives from it what it shows of the operation (the web
  * route, the OpenAPI document, the metric label, the bulk file's columns), and the use case is built
- * from it. Adding an operation is one entry here, and its tests.
+ * from it (`useCases`). Adding an operation is one entry here, and its tests (docs/recipes.md).
  */
 export interface Operation<N extends string = string> {
   /** The stable name: metric label, log field, OpenAPI operation id. */

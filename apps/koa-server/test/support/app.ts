@@ -38,7 +38,7 @@ export async function startApp(
     { ...DEFAULT_OPTIONS, ...options },
     {
       useCases: new Map([
-        ...useCases(useCaseDeps, OPERATIONS),
+        ...useCases(useCaseDeps, options.operations ?? OPERATIONS),
         ...(deps.updateQuotationField ? [[UPDATE_QUOTATION_FIELD.name, deps.updateQuotationField] as const] : []),
       ]),
       activity: inMemoryActivityLogStore(),

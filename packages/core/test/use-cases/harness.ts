@@ -1,9 +1,12 @@
 import {
+  OPERATIONS,
   phpFormParams,
   TokenUnavailableError,
-  updateQuotationField,
-  updateQuotationItem,
+  UPDATE_QUOTATION_FIELD,
+  UPDATE_QUOTATION_ITEM,
+  useCases,
   type TokenSource,
+  type UseCase,
   type UseCaseDeps,
 } from '../../src/index.js';
 import { inMemoryActivityLog, inMemorySession, inMemoryUpstream } from '../../src/testing/index.js';
@@ -21,8 +24,9 @@ export function harness(options: { tokens?: TokenSource } = {}) {
     tokens: options.tokens ?? { token: () => Promise.resolve('secret-token') },
     now: () => NOW,
   };
-  const field = updateQuotationField(deps);
-  const item = updateQuotationItem(deps);
+  const built = useCases(deps, OPERATIONS);
+  const field = built.get(UPDATE_QUOTATION_FIELD.name) as UseCase;
+  const item = built.get(UPDATE_QUOTATION_ITEM.name) as UseCase;
   const request = (pairs: Array<[string, string]>, user: unknown) => ({
     session: inMemorySession(user),
     params: phpFormParams(pairs),
