@@ -36,8 +36,8 @@ interface Store {
 
 const GC_MAXLIFETIME = 1440;
 
-function sessionSuite(name: 'files' | 'redis', setUp: () => Promise<{ store: Store; down?: RedisProcess }>, env: Record<string, string> = {}) {
-  describe(`SESSION_STORE=php with ${name}, beside a real PHP`, () => {
+function sessionSuite(name: 'files' | 'redis', setUp: () => Promise<{ store: Store; down?: RedisProcess }>, env: Record<string, string> = {}, serializer = 'php') {
+  describe(`SESSION_STORE=php with ${name} (${serializer}), beside a real PHP`, () => {
     let store: Store;
     let down: RedisProcess | undefined;
     let php: PhpServer;
@@ -209,8 +209,9 @@ describe.skipIf(!phpAvailable())('the service beside a real PHP app (php -S)', (
     await rm(scratch, { recursive: true, force: true });
   });
 
-  sessionSuite('files', async () => {
-    const dir = join(scratch, 'sessions');
+  /** The files store, with PHP's `session.serialize_handler` and the service's PHP_SESSION_SERIALIZE_HANDLER set alike. */
+  const filesStore = (serializer: 'php' | 'igbinary') => async (): Promise<{ store: Store }> => {
+    const dir = join(scratch, `sessions-${serializer}`);
     await mkdir(dir);
     // A file beside the save path that a `../victim` id would reach if ids were not checked.
     const victim = join(scratch, 'victim');
@@ -220,8 +221,8 @@ describe.skipIf(!phpAvailable())('the service beside a real PHP app (php -S)', (
       Promise.all((await readdir(path)).sort().map(async (name) => `${name} ${(await stat(join(path, name))).mtimeMs}`));
     return {
       store: {
-        ini: () => ({ 'session.save_handler': 'files', 'session.save_path': dir }),
-        env: () => ({ PHP_SESSION_SAVE_HANDLER: 'files', PHP_SESSION_SAVE_PATH: dir }),
+        ini: () => ({ 'session.save_handler': 'files', 'session.save_path': dir, 'session.serialize_handler': serializer }),
+        env: () => ({ PHP_SESSION_SAVE_HANDLER: 'files', PHP_SESSION_SAVE_PATH: dir, PHP_SESSION_SERIALIZE_HANDLER: serializer }),
         async expiresIn(php, id) {
           const { mtime } = (await php.get<{ mtime: number }>(`expiry.php?handler=files&dir=${encodeURIComponent(dir)}&id=${id}`)).body;
           return GC_MAXLIFETIME - (nowSeconds() - mtime);
@@ -235,7 +236,9 @@ describe.skipIf(!phpAvailable())('the service beside a real PHP app (php -S)', (
         },
       },
     };
-  });
+  };
+  sessionSuite('files', filesStore('php'));
+  sessionSuite('files', filesStore('igbinary'), {}, 'igbinary');
 });
 
 describe.skipIf(!phpAvailable() || !redisServerAvailable())('the service beside a real PHP app (php -S, phpredis)', () => {

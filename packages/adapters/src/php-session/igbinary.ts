@@ -234,8 +234,8 @@ export class IgbinaryReader {
     this.stringCount = this.slotStrings[slot]!;
     this.counting = false;
     try {
-      const depth = this.slotDepths[slot]! & ~SKIPPED;
-      return this.byte() === REF ? this.referenced(depth) : this.value(depth);
+      // A slot starts at its array or object, or at the scalar after its `&`: read again from there.
+      return this.value(this.slotDepths[slot]! & ~SKIPPED);
     } finally {
       this.pos = pos;
       this.slotCount = slotCount;

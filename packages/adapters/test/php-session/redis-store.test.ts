@@ -118,40 +118,45 @@ describe.skipIf(!phpAvailable() || !redisServerAvailable())('PHP sessions in Red
     }
   });
 
-  it('activity touch yields to concurrent PHP writes: no PHP write is ever lost', async () => {
-    const php = await start('php');
-    const { cookie } = await php.get('session.php?action=signin&id=41');
-    const id = cookie!.split('=')[1]!;
-    let clock = Math.floor(Date.now() / 1000);
-    const adapter = adapterFor('php', [], { touch: 'activity', now: () => (clock += 1) * 1000, idleSeconds: 10 ** 9 });
-    await adapter.ready(2_000);
-    const stopFile = join(scratch, 'stop-writer');
-    const writer = spawn(
-      'php',
-      [...iniFlags({ 'session.save_handler': 'redis', 'session.save_path': savePath, 'session.serialize_handler': 'php' }), `${phpFixtures}writer.php`, id, stopFile],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    // Listened for from the start: the writer may end on its own (its safety deadline) before it is told to.
-    const exited = once(writer, 'exit');
-    let output = '';
-    writer.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    writer.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const counter = async () => Number(/counter\|i:(\d+);/.exec((await redis.get(keyOf(cookie))) ?? '')?.[1] ?? 0);
-    // Counts, not a clock: a busy machine makes each read slower, never fewer (the test's time limit bounds a hang).
-    while ((await counter()) === 0) await adapter.sessionFor(cookie).currentUser();
-    for (let i = 0; i < 300; i += 1) expect(await adapter.sessionFor(cookie).currentUser()).toMatchObject({ id: '41' });
-    await writeFile(stopFile, '');
-    await exited;
-    const { rounds, lost } = JSON.parse(output) as { rounds: number; lost: number };
-    expect(rounds).toBeGreaterThan(10);
-    expect(lost).toBe(0);
-    // The adapter did write between PHP's writes (the activity time moved past the sign-in's).
-    const session = decodePhpSession((await redis.getBuffer(keyOf(cookie)))!, 'php').vars;
-    expect(session.get('counter')).toBe(rounds);
-    await adapter.sessionFor(cookie).currentUser();
-    expect(decodePhpSession((await redis.getBuffer(keyOf(cookie)))!, 'php').vars.get('LAST_ACTIVITY')).toBe(clock);
-    await adapter.close();
-  }, 60_000);
+  for (const format of ['php', 'igbinary'] as const) {
+    it(`activity touch yields to concurrent PHP writes: no PHP write is ever lost (${format})`, async () => {
+      const php = await start(format);
+      const { cookie } = await php.get('session.php?action=signin&id=41');
+      const id = cookie!.split('=')[1]!;
+      let clock = Math.floor(Date.now() / 1000);
+      const adapter = adapterFor(format, [], { touch: 'activity', now: () => (clock += 1) * 1000, idleSeconds: 10 ** 9 });
+      await adapter.ready(2_000);
+      const stopFile = join(scratch, `stop-writer-${format}`);
+      const writer = spawn(
+        'php',
+        [...iniFlags({ 'session.save_handler': 'redis', 'session.save_path': savePath, 'session.serialize_handler': format }), `${phpFixtures}writer.php`, id, stopFile],
+        { stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      // Listened for from the start: the writer may end on its own (its safety deadline) before it is told to.
+      const exited = once(writer, 'exit');
+      let output = '';
+      writer.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      writer.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      const counter = async () => {
+        const bytes = await redis.getBuffer(keyOf(cookie));
+        return bytes ? (decodePhpSession(bytes, format).vars.get('counter') ?? 0) : 0;
+      };
+      // Counts, not a clock: a busy machine makes each read slower, never fewer (the test's time limit bounds a hang).
+      while ((await counter()) === 0) await adapter.sessionFor(cookie).currentUser();
+      for (let i = 0; i < 300; i += 1) expect(await adapter.sessionFor(cookie).currentUser()).toMatchObject({ id: '41' });
+      await writeFile(stopFile, '');
+      await exited;
+      const { rounds, lost } = JSON.parse(output) as { rounds: number; lost: number };
+      expect(rounds).toBeGreaterThan(10);
+      expect(lost).toBe(0);
+      // The adapter did write between PHP's writes (the activity time moved past the sign-in's).
+      const session = decodePhpSession((await redis.getBuffer(keyOf(cookie)))!, format).vars;
+      expect(session.get('counter')).toBe(rounds);
+      await adapter.sessionFor(cookie).currentUser();
+      expect(decodePhpSession((await redis.getBuffer(keyOf(cookie)))!, format).vars.get('LAST_ACTIVITY')).toBe(clock);
+      await adapter.close();
+    }, 60_000);
+  }
 
   it('a 50 MB value under a valid id never crosses the wire: refused by its length while the other user reads on', async () => {
     const php = await start('php');
