@@ -63,8 +63,8 @@ export function multipartParser(boundary: string, onField: (name: string, value:
           case 'content': {
             const at = data.indexOf(delimiter, pos);
             if (at < 0) {
-              // The last bytes may begin a delimiter that the next chunk completes.
-              const safe = Math.max(pos, data.length - delimiter.length + 1);
+              // Only the last bytes that begin a delimiter wait for the next chunk: the rest is never copied.
+              const safe = Math.max(pos, delimiterStartIn(data, delimiter));
               if (state === 'content') keepContent(data.subarray(pos, safe));
               keep(data, safe);
               return;
@@ -126,6 +126,18 @@ export function multipartParser(boundary: string, onField: (name: string, value:
       if (state !== 'epilogue') throw REJECTIONS.malformed(new Error('multipart body ended before its closing delimiter'));
     },
   };
+}
+
+/**
+ * Where the shortest tail of `data` that is a proper start of `delimiter` begins, or `data.length`.
+ * The delimiter's only CR is its first byte (a boundary holds none), so only the last CR can begin it.
+ */
+function delimiterStartIn(data: Buffer, delimiter: Buffer): number {
+  const from = Math.max(0, data.length - delimiter.length + 1);
+  const found = data.subarray(from).lastIndexOf(0x0d);
+  if (found < 0) return data.length;
+  const at = from + found;
+  return delimiter.subarray(0, data.length - at).equals(data.subarray(at)) ? at : data.length;
 }
 
 /** The boundary parameter of a multipart Content-Type, or a 400 when there is none usable. */
