@@ -4,6 +4,17 @@ import tseslint from 'typescript-eslint';
 import { importX } from 'eslint-plugin-import-x';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 
+/** Decision 035: a module never reaches itself through its imports (the `.js` specifiers resolve to the `.ts`). */
+export const noImportCycles = {
+  plugins: { 'import-x': importX },
+  settings: {
+    'import-x/extensions': ['.ts', '.mts', '.js', '.mjs'],
+    'import-x/parsers': { '@typescript-eslint/parser': ['.ts', '.mts'] },
+    'import-x/resolver-next': [createTypeScriptImportResolver()],
+  },
+  rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
+};
+
 export default tseslint.config(
   { ignores: ['**/*.tmp.mjs', '**/dist/**', '**/node_modules/**', '**/coverage/**', '**/.turbo/**', 'eslint.config.js'] },
   js.configs.recommended,
@@ -19,14 +30,5 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
     },
   },
-  {
-    // Decision 035: a module never reaches itself through its imports (the `.js` specifiers resolve to the `.ts`).
-    plugins: { 'import-x': importX },
-    settings: {
-      'import-x/extensions': ['.ts', '.mts', '.js', '.mjs'],
-      'import-x/parsers': { '@typescript-eslint/parser': ['.ts', '.mts'] },
-      'import-x/resolver-next': [createTypeScriptImportResolver()],
-    },
-    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
-  },
+  noImportCycles,
 );
