@@ -57,13 +57,14 @@ describe('SESSION_STORE=php start-up refusals, in the server process', () => {
     });
     expect(code).toBe(1);
     expect(stderr.trimEnd().split('\n')).toEqual([
-      'configuration error: PHP_SESSION_SAVE_PATH required: copy session.save_path from php.ini (a directory, or tcp://host:port?… for redis)',
+      'configuration error: PHP_SESSION_SAVE_PATH required: copy session.save_path from php.ini (a directory, tcp://host:port?… for redis, host:port,… for memcached)',
       expect.stringMatching(/^configuration error: PHP_SESSION_TOUCH=activity is not supported with the files handler: PHP rewrites a session file under its own flock/),
     ]);
   });
 
   it.each([
-    ['memcached', 'tcp://127.0.0.1:11211', 'PHP_SESSION_SAVE_HANDLER "memcached" is not supported: expected files or redis (phpredis)'],
+    ['memcache', '127.0.0.1:11211', 'PHP_SESSION_SAVE_HANDLER "memcache" is not supported: expected files, redis (phpredis) or memcached (php-memcached)'],
+    ['memcached', 'tcp://127.0.0.1:11211', 'PHP_SESSION_SAVE_PATH "tcp://127.0.0.1:11211" is not a memcached server: expected host:port[:weight]'],
     ['redis', 'tcp://127.0.0.1:6379?auth=SECRET-redis-pw&compression=lzf', 'PHP_SESSION_SAVE_PATH compression is not supported'],
     ['redis', 'tls://127.0.0.1:6379?auth=SECRET-redis-pw', 'PHP_SESSION_SAVE_PATH the scheme "tls:" is not supported: tcp:// or unix://'],
     ['files', 'var/lib/php/sessions', 'PHP_SESSION_SAVE_PATH the directory must be an absolute path'],

@@ -11,8 +11,16 @@ const seconds = z
 
 /** SESSION_STORE=php's variables: values copied from php.ini and the PHP app, in PHP's words. */
 const PhpSessionEnv = z.object({
-  PHP_SESSION_SAVE_HANDLER: ownWords(z.string().trim().pipe(z.enum(SAVE_HANDLERS, quoting('is not supported: expected files or redis (phpredis)'))).default('files')),
+  PHP_SESSION_SAVE_HANDLER: ownWords(z.string().trim().pipe(z.enum(SAVE_HANDLERS, quoting('is not supported: expected files, redis (phpredis) or memcached (php-memcached)'))).default('files')),
   PHP_SESSION_SAVE_PATH: z.string().trim().optional(),
+  // php-memcached refuses a longer prefix; memcached keys hold no spaces or control characters.
+  PHP_SESSION_MEMCACHED_PREFIX: ownWords(
+    z
+      .string()
+      .trim()
+      .regex(/^[!-~]{0,218}$/, quoting('is not a memcached.sess_prefix: up to 218 printable ASCII characters, no spaces'))
+      .default('memc.sess.key.'),
+  ),
   PHP_SESSION_SERIALIZE_HANDLER: ownWords(
     z.string().trim().pipe(z.enum(SESSION_FORMATS, quoting('is not supported: expected php, php_serialize, php_binary or igbinary'))).default('php'),
   ),
@@ -42,7 +50,7 @@ export function readPhpSessionConfig(env: Environment, problems: ConfigProblems)
   const e = readVariables(PhpSessionEnv, env, found);
   const savePath = e.PHP_SESSION_SAVE_PATH;
   if (savePath === undefined) {
-    found.set('PHP_SESSION_SAVE_PATH', 'PHP_SESSION_SAVE_PATH required: copy session.save_path from php.ini (a directory, or tcp://host:port?… for redis)');
+    found.set('PHP_SESSION_SAVE_PATH', 'PHP_SESSION_SAVE_PATH required: copy session.save_path from php.ini (a directory, tcp://host:port?… for redis, host:port,… for memcached)');
   }
   const settings: PhpSessionSettings = {
     saveHandler: e.PHP_SESSION_SAVE_HANDLER,
@@ -54,6 +62,7 @@ export function readPhpSessionConfig(env: Environment, problems: ConfigProblems)
     touch: e.PHP_SESSION_TOUCH,
     maxBytes: e.PHP_SESSION_MAX_BYTES,
     lockWaiters: e.PHP_SESSION_LOCK_WAITERS,
+    ...(e.PHP_SESSION_SAVE_HANDLER === 'memcached' ? { memcachedPrefix: e.PHP_SESSION_MEMCACHED_PREFIX } : {}),
     ...(e.PHP_SESSION_ACTIVITY_KEY === undefined ? {} : { activityKey: e.PHP_SESSION_ACTIVITY_KEY }),
     ...(e.PHP_SESSION_IDLE_SECONDS === undefined ? {} : { idleSeconds: e.PHP_SESSION_IDLE_SECONDS }),
   };

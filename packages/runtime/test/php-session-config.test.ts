@@ -53,7 +53,7 @@ describe('PHP_SESSION_* variables (SESSION_STORE=php)', () => {
   it('refuses what it cannot honour, one line per variable in the order of the variables, never printing a secret', () => {
     expect(
       problems({
-        PHP_SESSION_SAVE_HANDLER: 'memcached',
+        PHP_SESSION_SAVE_HANDLER: 'memcache',
         PHP_SESSION_SAVE_PATH: '/x',
         PHP_SESSION_SERIALIZE_HANDLER: 'msgpack',
         PHP_SESSION_NAME: '123',
@@ -64,7 +64,7 @@ describe('PHP_SESSION_* variables (SESSION_STORE=php)', () => {
         PHP_SESSION_LOCK_WAITERS: '0',
       }),
     ).toEqual([
-      'PHP_SESSION_SAVE_HANDLER "memcached" is not supported: expected files or redis (phpredis)',
+      'PHP_SESSION_SAVE_HANDLER "memcache" is not supported: expected files, redis (phpredis) or memcached (php-memcached)',
       'PHP_SESSION_SERIALIZE_HANDLER "msgpack" is not supported: expected php, php_serialize, php_binary or igbinary',
       'PHP_SESSION_NAME "123" is not a session cookie name PHP accepts',
       'PHP_SESSION_GC_MAXLIFETIME "-5" is not a positive whole number of seconds',
@@ -92,7 +92,20 @@ describe('PHP_SESSION_* variables (SESSION_STORE=php)', () => {
     expect(problems({ PHP_SESSION_SAVE_PATH: '2;0600;/var/lib/php/sessions' })).toEqual([]);
     expect(problems({ PHP_SESSION_SAVE_PATH: 'x;/var/lib/php/sessions' })).toHaveLength(1);
     // The save path is not blamed for a handler that was refused.
-    expect(problems({ PHP_SESSION_SAVE_HANDLER: 'memcached', PHP_SESSION_SAVE_PATH: 'tcp://a:1' })).toHaveLength(1);
+    expect(problems({ PHP_SESSION_SAVE_HANDLER: 'memcache', PHP_SESSION_SAVE_PATH: 'tcp://a:1' })).toHaveLength(1);
+  });
+
+  it("reads php-memcached's save path and prefix as php.ini has them", () => {
+    const memcached = (env: Record<string, string>) => problems({ PHP_SESSION_SAVE_HANDLER: 'memcached', ...env });
+    expect(memcached({ PHP_SESSION_SAVE_PATH: '10.0.0.1:11211:2, cache-b:11212,cache-c' })).toEqual([]);
+    expect(memcached({ PHP_SESSION_SAVE_PATH: 'tcp://10.0.0.1:11211' })).toEqual([expect.stringMatching(/^PHP_SESSION_SAVE_PATH "tcp:\/\/10.0.0.1:11211" is not a memcached server/) as string]);
+    expect(memcached({ PHP_SESSION_SAVE_PATH: 'PERSISTENT=app 10.0.0.1:11211' })).toEqual([expect.stringMatching(/^PHP_SESSION_SAVE_PATH libmemcached options/) as string]);
+    expect(memcached({ PHP_SESSION_SAVE_PATH: 'a:70000' })).toHaveLength(1);
+    expect(memcached({ PHP_SESSION_SAVE_PATH: 'a:1', PHP_SESSION_MEMCACHED_PREFIX: 'app sess.' })).toEqual([
+      'PHP_SESSION_MEMCACHED_PREFIX "app sess." is not a memcached.sess_prefix: up to 218 printable ASCII characters, no spaces',
+    ]);
+    expect(settings({ PHP_SESSION_SAVE_HANDLER: 'memcached', PHP_SESSION_SAVE_PATH: 'a:1', PHP_SESSION_MEMCACHED_PREFIX: 'app.sess.' })?.memcachedPrefix).toBe('app.sess.');
+    expect(settings({ PHP_SESSION_SAVE_HANDLER: 'memcached', PHP_SESSION_SAVE_PATH: 'a:1' })?.memcachedPrefix).toBe('memc.sess.key.');
   });
 
   it("refuses touch=activity with files (it would rewrite the file under PHP's lock) and without an activity key", () => {

@@ -5,7 +5,7 @@ import type { SessionBinding } from './session-binding.js';
 
 
 /** Where the sessions live, as a span says it: never an id or a cookie. */
-export type SessionMode = 'cookie' | 'redis' | 'php files' | 'php redis';
+export type SessionMode = 'cookie' | 'redis' | 'php files' | 'php redis' | 'php memcached';
 
 /**
  * The session binding with its reads as spans: the store's record loaded (Redis, on first use),

@@ -1,10 +1,10 @@
-import { parseFilesSavePath, parseRedisSavePath } from './save-path.js';
+import { parseFilesSavePath, parseMemcachedSavePath, parseRedisSavePath } from './save-path.js';
 
 // The light part of the PHP session adapter: its settings and their rules, loaded by configuration in every
 // process; the adapter itself (decoder, Redis client) is imported only when chosen.
 
-export type PhpSaveHandler = 'files' | 'redis';
-export const SAVE_HANDLERS: readonly PhpSaveHandler[] = ['files', 'redis'];
+export type PhpSaveHandler = 'files' | 'redis' | 'memcached';
+export const SAVE_HANDLERS: readonly PhpSaveHandler[] = ['files', 'redis', 'memcached'];
 /** `session.serialize_handler` values this adapter reads. */
 export const SESSION_FORMATS = ['php', 'php_serialize', 'php_binary', 'igbinary'] as const;
 export type PhpSessionFormat = (typeof SESSION_FORMATS)[number];
@@ -32,8 +32,10 @@ export interface PhpSessionSettings {
   readonly touch?: PhpSessionTouch;
   /** Largest session read, in bytes, checked before anything is transferred. Default 1 MiB. */
   readonly maxBytes?: number;
-  /** `files`: how many requests may wait on PHP's session locks at once. Default 8. */
+  /** `files`, `memcached`: how many requests may wait on PHP's session locks at once. Default 8. */
   readonly lockWaiters?: number;
+  /** `memcached`: php.ini `memcached.sess_prefix`. Default `memc.sess.key.`. */
+  readonly memcachedPrefix?: string;
 }
 
 /** A rule between settings that a set of them breaks: the PHP_SESSION_* variable to blame, and the whole line. */
@@ -50,6 +52,7 @@ export function phpSettingsProblems(settings: PhpSessionSettings): PhpSettingsPr
   const problems: PhpSettingsProblem[] = [];
   try {
     if (settings.saveHandler === 'files') parseFilesSavePath(settings.savePath);
+    else if (settings.saveHandler === 'memcached') parseMemcachedSavePath(settings.savePath);
     else parseRedisSavePath(settings.savePath);
   } catch (error) {
     problems.push({ variable: 'PHP_SESSION_SAVE_PATH', line: `PHP_SESSION_SAVE_PATH ${(error as Error).message}` });

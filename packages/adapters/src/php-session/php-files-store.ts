@@ -8,6 +8,7 @@ import type { FilesSavePath } from './save-path.js';
 import { expiryDue, type PhpSaveHandlerStore, type StoredSession } from './save-handler-store.js';
 import { readCache } from './read-cache.js';
 import { sharedLocks } from './shared-lock.js';
+import { tryLock } from '../fs/flock.js';
 
 export interface FilesStoreOptions extends FilesSavePath {
   readonly gcMaxLifetimeSeconds: number;
@@ -121,7 +122,7 @@ export function phpFilesStore(options: FilesStoreOptions): PhpSaveHandlerStore {
       // A file unchanged for over RACY_MS has no write in progress: read as it is, without the lock.
       const lockedRead = locked && !changedBefore(stat, started - RACY_MS);
       if (lockedRead) {
-        const lock = await locks.take(fd, () => {
+        const lock = await locks.take(() => tryLock(fd, 'shared'), () => {
           const now = fstatSync(fd, { bigint: true });
           return now.ctimeNs !== stat.ctimeNs || now.size !== stat.size;
         });

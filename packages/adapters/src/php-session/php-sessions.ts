@@ -3,12 +3,13 @@ import { locksAvailable } from '../fs/flock.js';
 import { phpFilesStore } from './php-files-store.js';
 import { phpSettingsProblems, type PhpSessionSettings } from './options.js';
 import { PhpSessionDecodeError, type PhpValue } from './php-value.js';
-import { parseFilesSavePath, parseRedisSavePath } from './save-path.js';
+import { parseFilesSavePath, parseMemcachedSavePath, parseRedisSavePath } from './save-path.js';
 import { decodePhpSession, encodeInt, isPlainNumber, type DecodedPhpSession } from './session-formats.js';
 import { sessionIdFromCookies, sessionIdHash } from './session-id.js';
 import type { PhpSaveHandlerStore } from './save-handler-store.js';
 import type { PhpSessionStore } from '../session/session-store.js';
 import { phpRedisStore } from './php-redis-store.js';
+import { phpMemcachedStore } from './php-memcached-store.js';
 import { rateLimitedReport } from './rate-limited-report.js';
 import { toPlain } from './to-plain.js';
 
@@ -58,8 +59,8 @@ const NO_SESSION: Session = { currentUser: () => Promise.resolve(undefined) };
 /**
  * The PHP app's own sessions behind the core's Session port: same cookie, same
  * store, same user, same sign-out. Reads never create anything; writes are the
- * ones PHP itself would make (the expiry) and, in `activity` mode on Redis,
- * the activity value alone, in a transaction that yields to any PHP write.
+ * ones PHP itself would make (the expiry) and, in `activity` mode on Redis or
+ * memcached, the activity value alone, in a transaction (or `cas`) that yields to any PHP write.
  */
 export function phpSessions(options: PhpSessionsOptions): PhpSessionStore {
   const format = options.serializeHandler ?? 'php';
@@ -232,6 +233,17 @@ function openStore(
           kind: 'touch-refused',
           detail: `${(error as NodeJS.ErrnoException).code ?? error.message}: only the files' owner may set their time: run the service as the PHP user`,
         }),
+    });
+  }
+  if (options.saveHandler === 'memcached') {
+    return phpMemcachedStore({
+      servers: parseMemcachedSavePath(options.savePath),
+      prefix: options.memcachedPrefix ?? 'memc.sess.key.',
+      gcMaxLifetimeSeconds,
+      maxBytes,
+      maxLockWaiters: options.lockWaiters ?? DEFAULT_LOCK_WAITERS,
+      ...(options.onLockWaiters ? { onLockWaiters: options.onLockWaiters } : {}),
+      now,
     });
   }
   const savePath = parseRedisSavePath(options.savePath);

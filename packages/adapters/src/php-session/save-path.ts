@@ -71,3 +71,24 @@ export function parseRedisSavePath(text: string): RedisSavePath {
   }
   return result;
 }
+
+/** One server of php-memcached's `session.save_path`. */
+export interface MemcachedServer {
+  readonly host: string;
+  readonly port: number;
+}
+
+/**
+ * `session.save_path` for php-memcached: `host:port[:weight],…`, as libmemcached parses it. A weight is
+ * accepted and not used: php-memcached's default placement (`memcached.sess_consistent_hash_type=ketama`)
+ * does not weigh servers.
+ */
+export function parseMemcachedSavePath(text: string): MemcachedServer[] {
+  if (/^(PERSISTENT=|--)/.test(text.trim())) throw new Error('libmemcached options ("PERSISTENT=…", "--SERVER=…") are not supported: list the servers as host:port,host:port');
+  return text.split(',').map((entry) => {
+    const match = /^([A-Za-z0-9.-]+)(?::(\d{1,5}))?(?::(\d{1,5}))?$/.exec(entry.trim());
+    const port = Number(match?.[2] ?? 11211);
+    if (!match || port < 1 || port > 65535) throw new Error(`"${entry.trim()}" is not a memcached server: expected host:port[:weight] (a socket path or an IPv6 address is not supported)`);
+    return { host: match[1]!, port };
+  });
+}

@@ -1,5 +1,4 @@
 import { setTimeout as pause } from 'node:timers/promises';
-import { tryLock } from '../fs/flock.js';
 
 /**
  * `changed`: the file changed while the lock was waited for (PHP wrote it, and may hold the lock on
@@ -10,10 +9,11 @@ export type SharedLock = 'locked' | 'changed' | 'timeout' | 'busy';
 
 export interface SharedLocks {
   /**
-   * Takes PHP's lock, shared, on an open session file, waiting at most `waitMs` for a PHP request
-   * holding it, or until `changed()` says the file changed meanwhile.
+   * Takes PHP's lock, shared, on an open session file (`attempt`: one non-blocking try; for
+   * php-memcached, whether its lock key is gone), waiting at most `waitMs` for a PHP request holding
+   * it, or until `changed()` says the session changed meanwhile.
    */
-  take(fd: number, changed: () => boolean): Promise<SharedLock>;
+  take(attempt: () => boolean | Promise<boolean>, changed: () => boolean | Promise<boolean>): Promise<SharedLock>;
 }
 
 export interface SharedLocksOptions {
@@ -44,8 +44,8 @@ export function sharedLocks({ maxWaiters, waitMs, onWaiters }: SharedLocksOption
     onWaiters?.(waiting);
   };
   return {
-    async take(fd, changed) {
-      if (tryLock(fd, 'shared')) return 'locked';
+    async take(attempt, changed) {
+      if (await attempt()) return 'locked';
       if (waiting >= maxWaiters) return 'busy';
       count(1);
       try {
@@ -54,8 +54,8 @@ export function sharedLocks({ maxWaiters, waitMs, onWaiters }: SharedLocksOption
           const left = deadline - performance.now();
           if (left <= 0) return 'timeout';
           await pause(Math.min(next, left));
-          if (tryLock(fd, 'shared')) return 'locked';
-          if (changed()) return 'changed';
+          if (await attempt()) return 'locked';
+          if (await changed()) return 'changed';
         }
       } finally {
         count(-1);

@@ -10,7 +10,19 @@ export { forClaim, required, type ActivityLogClaims, type SessionClaims, type Se
 export { dropTable } from './drop-table.js';
 export { runSql } from './run-sql.js';
 export { oldActivityTableSql } from './old-activity-table.js';
-export { freePort, iniFlags, phpAvailable, phpFixtures, phpServer, redisProcess, redisServerAvailable, type PhpServer, type RedisProcess } from './processes.js';
+export {
+  freePort,
+  iniFlags,
+  memcachedProcess,
+  phpAvailable,
+  phpFixtures,
+  phpServer,
+  redisProcess,
+  redisServerAvailable,
+  type MemcachedProcess,
+  type PhpServer,
+  type RedisProcess,
+} from './processes.js';
 export { redisCommandsDuring } from './redis-monitor.js';
 export { temporaryDirs } from './temporary-dir.js';
 export { testSeed } from './test-seed.js';

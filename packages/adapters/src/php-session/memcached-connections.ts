@@ -1,0 +1,197 @@
+import { connect, type Socket } from 'node:net';
+import type { MemcachedServer } from './save-path.js';
+
+/** `mg` with the value: what a key holds, or its size alone when that is over the bound. */
+export type MetaGet =
+  | { readonly kind: 'miss' }
+  | { readonly kind: 'oversized'; readonly size: number }
+  | { readonly kind: 'hit'; readonly value: Buffer; readonly flags: number; readonly cas: string; readonly ttlSeconds: number };
+
+export type CasReply = 'STORED' | 'EXISTS' | 'NOT_FOUND';
+
+/** The commands the session store sends to one memcached server, each on a connection of its own. */
+export interface MemcachedConnections {
+  /** The value, its flags, CAS and time to live; a value over `maxBytes` is not transferred (its connection is dropped). */
+  get(key: string, maxBytes: number): Promise<MetaGet>;
+  has(key: string): Promise<boolean>;
+  /** The key's CAS value, which every write changes; undefined for no key. */
+  casOf(key: string): Promise<string | undefined>;
+  /** Whether the key was there to touch. */
+  touch(key: string, seconds: number): Promise<boolean>;
+  cas(key: string, flags: number, seconds: number, value: Uint8Array, cas: string): Promise<CasReply>;
+  version(): Promise<string>;
+  close(): void;
+}
+
+export interface MemcachedConnectionsOptions {
+  /** Bounds each command, from the wait for a connection to the last byte of the reply. */
+  readonly commandTimeoutMs: number;
+  /** Connections open to the server at most; a command beyond them waits for one. */
+  readonly maxConnections: number;
+}
+
+/** A reply parsed from the bytes received so far: undefined until complete; `drop`: the connection cannot be reused. */
+type Parse<T> = (received: Buffer) => { result: T; drop?: boolean } | undefined;
+
+interface Connection {
+  readonly socket: Socket;
+  received: Buffer;
+  /** The command in flight, fed each chunk. */
+  onData?: (() => void) | undefined;
+  onGone?: ((error: Error) => void) | undefined;
+}
+
+/**
+ * memcached's text protocol (meta `mg` for reads, so a value's size and time to live come before the
+ * value), one command per connection at a time: a slow or large reply holds up its own request only.
+ * Idle connections are kept for the next command.
+ */
+export function memcachedConnections(server: MemcachedServer, options: MemcachedConnectionsOptions): MemcachedConnections {
+  const idle: Connection[] = [];
+  const waiting: Array<(connection: Connection | undefined) => void> = [];
+  let open = 0;
+  let closed = false;
+
+  function opened(): Promise<Connection> {
+    return new Promise((resolve, reject) => {
+      const socket = connect({ host: server.host, port: server.port, noDelay: true });
+      const connection: Connection = { socket, received: Buffer.alloc(0) };
+      open += 1;
+      socket.once('connect', () => resolve(connection));
+      socket.on('data', (chunk: Buffer) => {
+        connection.received = connection.received.length === 0 ? chunk : Buffer.concat([connection.received, chunk]);
+        connection.onData?.();
+      });
+      socket.once('close', () => {
+        open -= 1;
+        const index = idle.indexOf(connection);
+        if (index >= 0) idle.splice(index, 1);
+        connection.onGone?.(new Error(`the connection to memcached at ${server.host}:${server.port} closed`));
+        waiting.shift()?.(undefined);
+      });
+      socket.on('error', (error) => reject(error));
+    });
+  }
+
+  async function acquire(): Promise<Connection> {
+    if (closed) throw new Error('closed');
+    const ready = idle.pop();
+    if (ready) return ready;
+    if (open < options.maxConnections) return opened();
+    const handed = await new Promise<Connection | undefined>((resolve) => waiting.push(resolve));
+    return handed ?? acquire();
+  }
+
+  function release(connection: Connection, drop: boolean): void {
+    connection.onData = undefined;
+    connection.onGone = undefined;
+    if (drop || closed || connection.received.length > 0) {
+      connection.socket.destroy();
+      return;
+    }
+    const next = waiting.shift();
+    if (next) next(connection);
+    else idle.push(connection);
+  }
+
+  async function command<T>(request: Buffer | string, parse: Parse<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    let connection: Connection | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`memcached at ${server.host}:${server.port} did not answer within ${options.commandTimeoutMs} ms`)), options.commandTimeoutMs);
+    });
+    try {
+      const acquiring = acquire();
+      connection = await Promise.race([acquiring, timeout]).catch((error: unknown) => {
+        // A connection handed over after the deadline goes back to the others.
+        acquiring.then((late) => release(late, false), () => undefined);
+        throw error;
+      });
+      const current = connection;
+      const reply = new Promise<{ result: T; drop?: boolean }>((resolve, reject) => {
+        current.onData = () => {
+          let parsed;
+          try {
+            parsed = parse(current.received);
+          } catch (error) {
+            reject(error instanceof Error ? error : new Error(String(error)));
+            return;
+          }
+          if (parsed) resolve(parsed);
+        };
+        current.onGone = reject;
+      });
+      current.socket.write(request);
+      const { result, drop } = await Promise.race([reply, timeout]);
+      current.received = drop ? current.received : Buffer.alloc(0);
+      release(current, drop ?? false);
+      connection = undefined;
+      return result;
+    } finally {
+      clearTimeout(timer);
+      // Failed or timed out mid-reply: the connection's state is unknown.
+      if (connection) release(connection, true);
+    }
+  }
+
+  return {
+    get: (key, maxBytes) =>
+      command<MetaGet>(`mg ${key} t c f v\r\n`, (received) => {
+        const line = lineOf(received);
+        if (line === undefined) return undefined;
+        if (line.text === 'EN') return { result: { kind: 'miss' } };
+        const header = /^VA (\d+)((?: \S+)*)$/.exec(line.text);
+        if (!header) throw replyError(line.text);
+        const size = Number(header[1]);
+        // Dropped, not read: the value never crosses into this process.
+        if (size > maxBytes) return { result: { kind: 'oversized', size }, drop: true };
+        if (received.length < line.end + size + 2) return undefined;
+        const flags = new Map((header[2] ?? '').trim().split(' ').map((flag): [string, string] => [flag.slice(0, 1), flag.slice(1)]));
+        const value = Buffer.from(received.subarray(line.end, line.end + size));
+        return { result: { kind: 'hit', value, flags: Number(flags.get('f') ?? 0), cas: flags.get('c') ?? '0', ttlSeconds: Number(flags.get('t') ?? -1) } };
+      }),
+    has: (key) => command(`mg ${key}\r\n`, (received) => simple(received, { HD: true, EN: false })),
+    casOf: (key) =>
+      command(`mg ${key} c\r\n`, (received) => {
+        const line = lineOf(received);
+        if (line === undefined) return undefined;
+        if (line.text === 'EN') return { result: undefined };
+        const cas = /^HD c(\d+)$/.exec(line.text);
+        if (!cas) throw replyError(line.text);
+        return { result: cas[1] };
+      }),
+    touch: (key, seconds) => command(`touch ${key} ${seconds}\r\n`, (received) => simple(received, { TOUCHED: true, NOT_FOUND: false })),
+    cas: (key, flags, seconds, value, cas) =>
+      command(Buffer.concat([Buffer.from(`cas ${key} ${flags} ${seconds} ${value.length} ${cas}\r\n`), value, Buffer.from('\r\n')]), (received) =>
+        simple<CasReply>(received, { STORED: 'STORED', EXISTS: 'EXISTS', NOT_FOUND: 'NOT_FOUND' }),
+      ),
+    version: () =>
+      command('version\r\n', (received) => {
+        const line = lineOf(received);
+        if (line === undefined) return undefined;
+        if (!line.text.startsWith('VERSION ')) throw replyError(line.text);
+        return { result: line.text.slice('VERSION '.length) };
+      }),
+    close() {
+      closed = true;
+      for (const connection of idle.splice(0)) connection.socket.destroy();
+      for (const resolve of waiting.splice(0)) resolve(undefined);
+    },
+  };
+}
+
+function lineOf(received: Buffer): { text: string; end: number } | undefined {
+  const end = received.indexOf('\r\n');
+  return end < 0 ? undefined : { text: received.toString('latin1', 0, end), end: end + 2 };
+}
+
+function simple<T>(received: Buffer, replies: Record<string, T>): { result: T } | undefined {
+  const line = lineOf(received);
+  if (line === undefined) return undefined;
+  if (!(line.text in replies)) throw replyError(line.text);
+  return { result: replies[line.text] as T };
+}
+
+function replyError(text: string): Error {
+  return new Error(`memcached answered "${text.slice(0, 80)}"`);
+}

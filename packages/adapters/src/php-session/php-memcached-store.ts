@@ -1,0 +1,139 @@
+import { SessionUnavailableError } from '@cotizaciones/core';
+import { ketamaPlacement } from './ketama.js';
+import { memcachedConnections, type MemcachedConnections } from './memcached-connections.js';
+import type { MemcachedServer } from './save-path.js';
+import { expiryDue, type PhpSaveHandlerStore, type RewriteResult, type StoredSession } from './save-handler-store.js';
+import { sharedLocks } from './shared-lock.js';
+
+export interface MemcachedStoreOptions {
+  readonly servers: readonly MemcachedServer[];
+  /** php.ini `memcached.sess_prefix`. */
+  readonly prefix: string;
+  readonly gcMaxLifetimeSeconds: number;
+  readonly maxBytes: number;
+  /** How many requests may wait on PHP's lock keys at once; past it, 503 with a retry hint. */
+  readonly maxLockWaiters: number;
+  readonly onLockWaiters?: (waiting: number) => void;
+  readonly now: () => number;
+  readonly commandTimeoutMs?: number;
+}
+
+/** memcached refuses longer keys: PHP cannot have stored a session under one. */
+const MAX_KEY_BYTES = 250;
+/** How long a read waits for a PHP request holding the session's lock key, as the files store waits on flock; then 503. */
+const LOCK_WAIT_MS = 2_000;
+const ABSENT: StoredSession = { kind: 'absent' };
+
+/**
+ * php-memcached's session handler: `<prefix><id>` holds the session_encode string, written whole by
+ * one `set` with expiry gc_maxlifetime, on the server libmemcached's ketama placement picks for
+ * `<id>`. A memcached value is replaced atomically, so a read is never half-written: every read is
+ * final. PHP's lock (`memcached.sess_locking`, on by default) is the key `<prefix>lock.<id>`, added
+ * when a request opens the session and deleted when it closes it, with the session's new version
+ * written just before. It orders requests: a read that finds it waits (bounded, as with the files'
+ * flock) until PHP's request is done or has written, so the answer follows that request as a second
+ * PHP request's would — a sign-out in progress is not answered as signed in. The activity rewrite
+ * yields to a held lock and writes with `cas`, so it never replaces a version PHP wrote after the read.
+ */
+export function phpMemcachedStore(options: MemcachedStoreOptions): PhpSaveHandlerStore {
+  const commandTimeoutMs = options.commandTimeoutMs ?? 2_000;
+  const servers = options.servers.map((server) => ({ ...server, connections: memcachedConnections(server, { commandTimeoutMs, maxConnections: 32 }) }));
+  const serverFor = ketamaPlacement(servers);
+  const locks = sharedLocks({ maxWaiters: options.maxLockWaiters, waitMs: LOCK_WAIT_MS, ...(options.onLockWaiters ? { onWaiters: options.onLockWaiters } : {}) });
+
+  /** The session's key and its lock's, each with the server it is on; undefined if memcached could not hold it. */
+  function keysOf(id: string): { data: Placed; lock: Placed } | undefined {
+    const data = options.prefix + id;
+    if (Buffer.byteLength(data) + 'lock.'.length > MAX_KEY_BYTES) return undefined;
+    return { data: { key: data, on: serverFor(id).connections }, lock: { key: `${options.prefix}lock.${id}`, on: serverFor(`lock.${id}`).connections } };
+  }
+
+  async function call<T>(command: () => Promise<T>): Promise<T> {
+    try {
+      return await command();
+    } catch (error) {
+      if (error instanceof SessionUnavailableError) throw error;
+      throw new SessionUnavailableError('the PHP session store (memcached) is unreachable', { cause: error });
+    }
+  }
+
+  async function readData({ key, on }: Placed): Promise<StoredSession> {
+    const reply = await on.get(key, options.maxBytes);
+    if (reply.kind === 'miss') return ABSENT;
+    if (reply.kind === 'oversized') return { kind: 'refused', reason: 'oversized', detail: `${reply.size} bytes` };
+    // PHP sets gc_maxlifetime at each write and touch: the expiry last moved that long before it falls.
+    const modifiedMs = reply.ttlSeconds < 0 ? undefined : options.now() + reply.ttlSeconds * 1000 - options.gcMaxLifetimeSeconds * 1000;
+    return modifiedMs === undefined ? { kind: 'data', bytes: reply.value, final: true } : { kind: 'data', bytes: reply.value, final: true, modifiedMs };
+  }
+
+  async function read(id: string): Promise<StoredSession> {
+    const keys = keysOf(id);
+    if (!keys) return ABSENT;
+    const { data, lock } = keys;
+    const [stored, locked] = await Promise.all([readData(data), lock.on.has(lock.key)]);
+    if (!locked) return stored;
+    const cas = await data.on.casOf(data.key);
+    const waited = await locks.take(
+      async () => !(await lock.on.has(lock.key)),
+      async () => (await data.on.casOf(data.key)) !== cas,
+    );
+    if (waited === 'timeout') throw new SessionUnavailableError(`a PHP request has held this session's lock for over ${LOCK_WAIT_MS} ms`);
+    if (waited === 'busy') throw new SessionUnavailableError(`${options.maxLockWaiters} requests already wait on PHP's session locks`, { retryAfterSeconds: 1 });
+    // PHP's request is done, or wrote its version: read that.
+    return readData(data);
+  }
+
+  async function rewrite(id: string, change: (bytes: Uint8Array) => Uint8Array | undefined): Promise<RewriteResult> {
+    const keys = keysOf(id);
+    if (!keys) return 'absent';
+    const { data, lock } = keys;
+    // A PHP request holds the session: it writes its own version at its end.
+    if (await lock.on.has(lock.key)) return 'yielded';
+    const stored = await data.on.get(data.key, options.maxBytes);
+    if (stored.kind === 'miss') return 'absent';
+    if (stored.kind === 'oversized') return 'unchanged';
+    const next = change(stored.value);
+    if (next === undefined) return 'unchanged';
+    // cas: stored only if nobody wrote since the read, and never recreates a session PHP destroyed.
+    const reply = await data.on.cas(data.key, stored.flags, options.gcMaxLifetimeSeconds, next, stored.cas);
+    return reply === 'STORED' ? 'written' : reply === 'EXISTS' ? 'yielded' : 'absent';
+  }
+
+  async function ping(): Promise<void> {
+    await call(() => Promise.all(servers.map((server) => server.connections.version())));
+  }
+
+  return {
+    read: (id) => call(() => read(id)),
+    async touchExpiry(id, modifiedMs) {
+      const keys = keysOf(id);
+      if (!keys || !expiryDue(modifiedMs, options.now(), options.gcMaxLifetimeSeconds)) return;
+      await call(() => keys.data.on.touch(keys.data.key, options.gcMaxLifetimeSeconds));
+    },
+    rewrite: (id, change) => call(() => rewrite(id, change)),
+    ping,
+    async ready(timeoutMs) {
+      const deadline = performance.now() + timeoutMs;
+      for (;;) {
+        try {
+          return await ping();
+        } catch (error) {
+          if (performance.now() >= deadline) throw error;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      }
+    },
+    describe() {
+      return `memcached at ${options.servers.map(({ host, port }) => `${host}:${port}`).join(', ')}, keys "${options.prefix}<id>"`;
+    },
+    close() {
+      for (const server of servers) server.connections.close();
+      return Promise.resolve();
+    },
+  };
+}
+
+interface Placed {
+  readonly key: string;
+  readonly on: MemcachedConnections;
+}
