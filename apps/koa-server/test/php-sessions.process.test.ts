@@ -4,7 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { freePort } from '@cotizaciones/adapters/testing';
+import { freePort, memcachedProcess } from '@cotizaciones/adapters/testing';
 import { MAIN, startProcess } from './support/process.js';
 import { until } from './support/until.js';
 
@@ -134,5 +134,38 @@ describe('SESSION_STORE=php start-up, in the server process', () => {
     expect(await until(() => child.exitCode !== null, 10_000)).toBe(true);
     expect(output()).toMatch(/PHP sessions: redis at 127\.0\.0\.1:\d+/);
     expect(output()).not.toContain('SECRET');
+  });
+
+  it("starts with the PHP sessions' memcached down: /readyz and the endpoints answer 503; once it is up, ready, and an unknown id is signed out", async () => {
+    const memcached = memcachedProcess(await freePort());
+    const { child, url, output } = await startProcess({
+      SESSION_STORE: 'php',
+      PHP_SESSION_SAVE_HANDLER: 'memcached',
+      PHP_SESSION_SAVE_PATH: `${memcached.address}:1`,
+      ACTIVITY_LOG_URL: 'memory:',
+    });
+    const post = () =>
+      fetch(`${url}/cotizaciones/api/update_cotizacion_api.php`, {
+        method: 'POST',
+        headers: { cookie: 'PHPSESSID=abcdefghijklmnopqrstuvwxyz' },
+        body: new URLSearchParams({ id: '1', field: 'a', value: 'b' }),
+      });
+    try {
+      const ready = await fetch(`${url}/readyz`);
+      expect(ready.status).toBe(503);
+      expect(JSON.stringify(await ready.json())).toContain('PHP sessions');
+      const answer = await post();
+      expect(answer.status).toBe(503);
+      expect(await answer.text()).toBe('{"ok":false,"msg":"Servicio no disponible."}');
+      await memcached.start();
+      expect(await until(async () => (await fetch(`${url}/readyz`)).status === 200, 10_000)).toBe(true);
+      expect(await (await post()).json()).toEqual({ ok: false, msg: 'No autenticado' });
+      expect(output()).toContain(String.raw`PHP sessions: memcached at ${memcached.address}, keys \"memc.sess.key.<id>\"`);
+    } finally {
+      child.kill('SIGTERM');
+      await until(() => child.exitCode !== null, 10_000);
+      await memcached.stop();
+      memcached.remove();
+    }
   });
 });
