@@ -1,7 +1,7 @@
 import { parseFilesSavePath, parseMemcachedSavePath, parseRedisSavePath } from './save-path.js';
 
 // The light part of the PHP session adapter: its settings and their rules, loaded by configuration in every
-// process; the adapter itself (decoder, Redis client) is imported only when chosen.
+// process; the adapter itself (decoder, Redis and memcached clients) is imported only when chosen.
 
 export type PhpSaveHandler = 'files' | 'redis' | 'memcached';
 export const SAVE_HANDLERS: readonly PhpSaveHandler[] = ['files', 'redis', 'memcached'];
