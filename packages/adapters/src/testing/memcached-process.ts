@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,8 +30,10 @@ export function memcachedProcess(port: number, extraArgs: readonly string[] = []
       // A run that dies before its afterAll must not leave the daemon running.
       process.once('exit', kill);
       for (let i = 0; i < 100; i += 1) {
-        if (await answers(port)) {
-          pid = Number(readFileSync(pidFile, 'utf8'));
+        // The daemon listens before it writes its pid file: both, then.
+        const written = Number(existsSync(pidFile) ? readFileSync(pidFile, 'utf8') : '');
+        if (written > 0 && (await answers(port))) {
+          pid = written;
           return;
         }
         await new Promise((resolve) => setTimeout(resolve, 50));
