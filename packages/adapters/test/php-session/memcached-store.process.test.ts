@@ -75,7 +75,7 @@ describe('PHP sessions in memcached (php-memcached), written by a real PHP', () 
   const set = (key: string, value: string | Buffer, ttl = 1440, on = one) =>
     on.send(Buffer.concat([Buffer.from(`set ${key} 0 ${ttl} ${Buffer.byteLength(value)}\r\n`), Buffer.from(value), Buffer.from('\r\n')]));
 
-  for (const format of ['php', 'php_serialize', 'php_binary'] as const) {
+  for (const format of ['php', 'php_serialize', 'php_binary', 'igbinary'] as const) {
     it(`${format}: reads the user PHP signed in and nothing after PHP signs out (key deleted); creates no key`, async () => {
       const php = await start(savePath, format);
       const adapter = adapterFor([], { serializeHandler: format });
