@@ -3,7 +3,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, phpAvailable, phpServer, redisCommandsDuring, redisProcess, redisServerAvailable, type PhpServer, type RedisProcess } from '@cotizaciones/adapters/testing';
+import {
+  freePort,
+  memcachedProcess,
+  phpAvailable,
+  phpServer,
+  redisCommandsDuring,
+  redisProcess,
+  redisServerAvailable,
+  type MemcachedProcess,
+  type PhpServer,
+  type RedisProcess,
+} from '@cotizaciones/adapters/testing';
 import { expectAnswer } from './support/contract-headers.js';
 import { FIELD_PATH, ITEM_PATH, form, startService, type TestService } from './support/service.js';
 import { until } from './support/until.js';
@@ -19,7 +30,7 @@ const DATABASE = 3;
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 const idOf = (cookie: string) => cookie.split('=')[1]!;
 
-/** What differs between the two PHP stores: where a session lives, and how PHP sees its expiry. */
+/** What differs between the PHP stores: where a session lives, and how PHP sees its expiry. */
 interface Store {
   /** PHP's ini for `php -S` and the service's PHP_SESSION_* for the same store. */
   ini(): Record<string, string>;
@@ -36,7 +47,7 @@ interface Store {
 
 const GC_MAXLIFETIME = 1440;
 
-function sessionSuite(name: 'files' | 'redis', setUp: () => Promise<{ store: Store; down?: RedisProcess }>, env: Record<string, string> = {}, serializer = 'php') {
+function sessionSuite(name: 'files' | 'redis' | 'memcached', setUp: () => Promise<{ store: Store; down?: RedisProcess }>, env: Record<string, string> = {}, serializer = 'php') {
   describe(`SESSION_STORE=php with ${name} (${serializer}), beside a real PHP`, () => {
     let store: Store;
     let down: RedisProcess | undefined;
@@ -275,6 +286,47 @@ describe.skipIf(!phpAvailable() || !redisServerAvailable())('the service beside 
           },
           async commandsDuring(during) {
             return (await redisCommandsDuring(`${server.url}/${DATABASE}`, during)).map((args) => args.join(' '));
+          },
+        },
+      });
+    },
+    { PHP_SESSION_TOUCH: 'activity' },
+  );
+});
+
+describe.skipIf(!phpAvailable())('the service beside a real PHP app (php -S, php-memcached)', () => {
+  let server: MemcachedProcess;
+  beforeAll(async () => {
+    server = memcachedProcess(await freePort());
+    await server.start();
+  });
+  afterAll(async () => {
+    await server?.stop();
+    server?.remove();
+  });
+
+  sessionSuite(
+    'memcached',
+    () => {
+      const ttl = async (key: string) => Number(/ t(-?\d+)/.exec(await server.send(`mg ${key} t\r\n`))?.[1] ?? -2);
+      return Promise.resolve({
+        store: {
+          ini: () => ({ 'session.save_handler': 'memcached', 'session.save_path': server.address }),
+          env: () => ({ PHP_SESSION_SAVE_HANDLER: 'memcached', PHP_SESSION_SAVE_PATH: server.address }),
+          expiresIn: (_php, id) => ttl(`memc.sess.key.${id}`),
+          async age(id) {
+            await server.send(`touch memc.sess.key.${id} 100\r\n`);
+          },
+          async snapshot() {
+            // Every key with its CAS (moved by each write) and expiry (moved by a touch); not its last access.
+            const dump = await server.send('lru_crawler metadump all\r\n', /END\r\n$/);
+            return JSON.stringify(
+              dump
+                .split('\n')
+                .filter((line) => line.startsWith('key='))
+                .map((line) => line.split(' ').filter((field) => /^(key|exp|cas)=/.test(field)).join(' '))
+                .sort(),
+            );
           },
         },
       });
