@@ -89,6 +89,19 @@ describe('igbinary decoder: each type code, as php-igbinary 3.2 writes it', () =
     expect(isPhpObject(self) && self.properties.get('self')).toBe(self);
   });
 
+  it('reads data written with igbinary.compact_strings=0: repeats written whole still take their index', () => {
+    // php -d igbinary.compact_strings=0: ['user' => ['id' => 5, 'n' => 'ab'], 'k' => ['n' => 'ab', 'o' => $o, 'p' => $o, 'q' => new A], 'LAST' => 1700000000]
+    const data = Buffer.from(
+      '000000021403110475736572140211026964060511016e1102616211016b140411016e1102616211016f170141140111016e11017811017022031101711a08140111016e11017811044c4153540a6553f100',
+      'hex',
+    );
+    const { vars } = decodePhpSession(data, 'igbinary');
+    const k = vars.get('k') as Map<PhpValue, PhpValue>;
+    expect(k.get('p')).toBe(k.get('o'));
+    expect(isPhpObject(k.get('q') ?? null) && k.get('q')).toMatchObject({ className: 'A', properties: new Map([['n', 'x']]) });
+    expect(vars.get('LAST')).toBe(1700000000);
+  });
+
   it('builds a value another refers to only when asked, the same as built at once', () => {
     // `a` is stepped over when only `b` is asked for; `b` refers to the array inside it.
     const data = Buffer.from(`00000002 1402 1101${hex('a')} 1401 0600 1401 0600 11 02 ${hex('hi')} 1101${hex('b')} 01 02`.replaceAll(' ', ''), 'hex');
