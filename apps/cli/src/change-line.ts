@@ -1,11 +1,6 @@
 import { hash } from 'node:crypto';
 import { OPERATIONS, paramNames, type Operation } from '@cotizaciones/core';
 
-/** The operations a line can ask for, by the name operations staff write in the file (the core's catalog). */
-const BY_LINE_NAME: ReadonlyMap<string, Operation> = new Map(OPERATIONS.map((operation) => [operation.lineName, operation]));
-
-/** Every column a file may have. */
-export const COLUMNS: ReadonlySet<string> = new Set(['operation', ...OPERATIONS.flatMap((operation) => paramNames(operation))]);
 
 /** One line of the input file, ready for its use case. */
 export interface ChangeLine {
@@ -35,16 +30,37 @@ export type InputLine = ChangeLine | MalformedLine;
 
 export const isMalformed = (line: InputLine): line is MalformedLine => 'problem' in line;
 
-/**
- * Checks one record (column → cell) of either file format. Empty cells and
- * nulls are absent parameters; a parameter the operation does not read is an
- * error, so a misspelt column never silently changes nothing.
- */
-export function toInputLine(line: number, record: Readonly<Record<string, unknown>>, occurrenceOf: (hash: string) => number): InputLine {
+/** What a file may hold for a catalog of operations: its columns, and the check of one record. */
+export interface LineReader {
+  /** Every column a file may have. */
+  readonly columns: ReadonlySet<string>;
+  /**
+   * Checks one record (column → cell) of either file format. Empty cells and
+   * nulls are absent parameters; a parameter the operation does not read is an
+   * error, so a misspelt column never silently changes nothing.
+   */
+  readonly toInputLine: (line: number, record: Readonly<Record<string, unknown>>, occurrenceOf: (hash: string) => number) => InputLine;
+}
+
+/** The lines `operations` can be asked for by, each by its `lineName` (the name operations staff write in the file). */
+export function lineReader(operations: readonly Operation[]): LineReader {
+  const byLineName: ReadonlyMap<string, Operation> = new Map(operations.map((operation) => [operation.lineName, operation]));
+  return {
+    columns: new Set(['operation', ...operations.flatMap((operation) => paramNames(operation))]),
+    toInputLine: (line, record, occurrenceOf) => checkedLine(byLineName, line, record, occurrenceOf),
+  };
+}
+
+const CATALOG_LINES = lineReader(OPERATIONS);
+/** Every column a file may have (the core's catalog). */
+export const COLUMNS = CATALOG_LINES.columns;
+export const toInputLine = CATALOG_LINES.toInputLine;
+
+function checkedLine(byLineName: ReadonlyMap<string, Operation>, line: number, record: Readonly<Record<string, unknown>>, occurrenceOf: (hash: string) => number): InputLine {
   const operation = record.operation;
-  const known = typeof operation === 'string' ? BY_LINE_NAME.get(operation) : undefined;
+  const known = typeof operation === 'string' ? byLineName.get(operation) : undefined;
   if (typeof operation !== 'string' || !known) {
-    return { line, problem: `operation must be ${[...BY_LINE_NAME.keys()].join(' or ')}, not ${JSON.stringify(operation ?? '')}` };
+    return { line, problem: `operation must be ${[...byLineName.keys()].join(' or ')}, not ${JSON.stringify(operation ?? '')}` };
   }
   const allowed: readonly string[] = paramNames(known);
   const params = new Map<string, string>();

@@ -1,4 +1,4 @@
-import { OPERATIONS, PortFailure, useCases, type Session, type UseCaseDeps, type UpstreamRequest } from '@cotizaciones/core';
+import { OPERATIONS, PortFailure, useCases, type Operation, type Session, type UseCaseDeps, type UpstreamRequest } from '@cotizaciones/core';
 import { errorSummary } from '@cotizaciones/runtime';
 import type { ChangeLine } from './change-line.js';
 import { lineRequestId } from './line-identity.js';
@@ -16,10 +16,13 @@ export interface RunIdentity {
   readonly userAgent: string;
 }
 
-/** Each line through the same use case as its web endpoint: same payload rules, replies and audit entries. */
-export function lineRunner(deps: UseCaseDeps, identity: RunIdentity): (line: ChangeLine) => Promise<LineResult> {
-  const byName = useCases(deps, OPERATIONS);
-  const byLineName = new Map(OPERATIONS.map((operation) => [operation.lineName, byName.get(operation.name)]));
+/**
+ * Each line through the same use case as its web endpoint: same payload rules, replies and audit entries.
+ * `operations`: the core's catalog unless a test runs another.
+ */
+export function lineRunner(deps: UseCaseDeps, identity: RunIdentity, operations: readonly Operation[] = OPERATIONS): (line: ChangeLine) => Promise<LineResult> {
+  const byName = useCases(deps, operations);
+  const byLineName = new Map(operations.map((operation) => [operation.lineName, byName.get(operation.name)]));
   const session = signedIn(identity.userId);
   return async (line) => {
     const key = lineRequestId(identity.runId, line);

@@ -1,29 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { OPERATIONS, type Operation } from '@cotizaciones/core';
+import { OPERATIONS } from '@cotizaciones/core';
+import { ARCHIVE_QUOTATION } from '@cotizaciones/core/testing';
 import { startApp } from './support/app.js';
 import { form } from './support/service.js';
 
-/**
- * The "add an operation" recipe (docs/recipes.md), proved: an operation that exists only in this test,
- * written as a catalog entry and nothing else, is served by the app at its path, sent upstream, audited,
- * counted by its name and described in the OpenAPI document.
- */
-const ARCHIVE_QUOTATION: Operation<'id' | 'reason'> = {
-  name: 'archive_cotizacion',
-  lineName: 'archive',
-  summary: 'Archive a quotation',
-  webPath: '/cotizaciones/api/archive_cotizacion.php',
-  upstreamPath: '/api/cotizaciones/archive',
-  defaultMsg: 'No se pudo archivar la cotización.',
-  params: { id: 'Quotation id.', reason: 'Why it is archived.' },
-  payload: ({ id = 0, reason = '' }) => ({ id, reason }),
-  audit: ({ reason = '' }, entityId) => ({
-    eventKey: 'cotizaciones.archive',
-    description: `Archivó la cotización #${entityId}`,
-    entityType: 'cotizacion',
-    details: { reason },
-  }),
-};
+// The "add an operation" recipe (docs/recipes.md), proved: an operation that exists only in tests,
+// written as a catalog entry and nothing else, is served by the app at its path, sent upstream,
+// audited, counted by its name and described in the OpenAPI document.
 
 describe('an operation added to the catalog', () => {
   it('is served end to end from its entry alone: the route, the upstream call, the audit entry, the metric and the OpenAPI path', async () => {
