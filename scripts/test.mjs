@@ -1,8 +1,10 @@
 // `npm test`: the tiers in turn, each package's result shown even when another one fails.
 //   1. type check, lint and the unit and http tiers of every package (vitest.tiers.ts), packages side by side;
-//   2. the slow tier (the built programs as child processes, the browser), one package at a time,
+//   2. the int tier (PostgreSQL, MariaDB, Redis, PHP, redis-server), packages side by side;
+//   3. the slow tier (the built programs as child processes, the browser), one package at a time,
 //      alone on the machine: its tests start servers, nginx, php-fpm and Chromium.
-// `npm run test:fast` (argument `fast`) runs the unit tier alone. Output streams as tests finish.
+// `npm run test:fast` (argument `fast`) runs the unit tier alone: in-process, no service needed.
+// Output streams as tests finish.
 import { spawnSync } from 'node:child_process';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +19,7 @@ const phases = fastOnly
   ? [['unit tier', ['test:fast']]]
   : [
       ['type check, lint, unit and http tiers', ['typecheck', 'lint', 'test']],
+      ['int tier', ['test:int']],
       ['slow tier', ['test:slow', '--concurrency=1']],
     ];
 

@@ -4,6 +4,7 @@ import { get } from 'node:http';
 import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { UPDATE_QUOTATION_FIELD } from '@cotizaciones/core';
+import { benchPlusFlood } from './plus-flood-bench.js';
 import { memoryMb, spawnServer, type Spawned } from './processes.js';
 import { signedSessionCookie } from './sessions.js';
 import { SERVICE_MAIN, SESSION_KEY } from './targets.js';
@@ -53,8 +54,8 @@ const at = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, M
 
 /**
  * Fair share measured: a newcomer's `/healthz` and POST latency beside clients that pipeline, against
- * beside the same number of ordinary clients, and the probes' beside 800 busy connections, on the
- * built service (cookie sessions, a 0 ms upstream).
+ * beside the same number of ordinary clients, the probes' beside 800 busy connections, and
+ * `/healthz` beside a flood of `+` bodies, on the built service (cookie sessions, a 0 ms upstream).
  */
 export async function benchFairShare(probes: number, log: (line: string) => void): Promise<{ rows: FairShareRow[]; flood: FloodRow }> {
   const stub = await spawnServer(STUB, ['0'], {});
@@ -103,6 +104,7 @@ export async function benchFairShare(probes: number, log: (line: string) => void
         rows.push({ beside: scenario.beside, probe: request === 'POST' ? `POST ${path}` : request, samples: sorted.length, p50Ms: at(sorted, 0.5), p99Ms: at(sorted, 0.99) });
       }
     }
+    rows.push(await benchPlusFlood(service, path, cookie, log));
     return { rows, flood };
   } finally {
     await service.stop();

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openSqlActivityLogStore } from '@cotizaciones/adapters/sql';
 import { entryRecord } from '@cotizaciones/adapters';
-import { dropTable, sampleEntry, serviceUrls, startStubUpstream, type StubUpstreamServer } from '@cotizaciones/adapters/testing';
+import { dropTable, missing, sampleEntry, serviceUrls, startStubUpstream, type StubUpstreamServer } from '@cotizaciones/adapters/testing';
 
 const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 const urls = serviceUrls();
@@ -618,7 +618,7 @@ describe('cotizaciones apply (the built CLI against a stub upstream over HTTP)',
     expect(stub.received).toHaveLength(0);
   });
 
-  it.skipIf(!urls.postgres)('writes the audit rows to PostgreSQL when ACTIVITY_LOG_URL says so (needs TEST_POSTGRES_URL)', async () => {
+  it.skipIf(missing('PostgreSQL (TEST_POSTGRES_URL)', urls.postgres))('writes the audit rows to PostgreSQL when ACTIVITY_LOG_URL says so (needs TEST_POSTGRES_URL)', async () => {
     const table = `activity_log_cli_${process.pid}`;
     try {
       const input = file('pg.csv', 'operation,id,field,value\nquotation,21,estado,x\nquotation,22,estado,y\n');

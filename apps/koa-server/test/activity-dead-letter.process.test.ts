@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openSqlActivityLogStore } from '@cotizaciones/adapters/sql';
-import { dropTable, freePort, oldActivityTableSql, runSql, serviceUrls, startStubUpstream } from '@cotizaciones/adapters/testing';
+import { dropTable, freePort, missing, oldActivityTableSql, runSql, serviceUrls, startStubUpstream } from '@cotizaciones/adapters/testing';
 import { expectAnswer } from './support/contract-headers.js';
 import { startProcess } from './support/process.js';
 import { FIELD_PATH, SESSION_KEY, TOKEN, cookieHeader, form, startService, type TestService } from './support/service.js';
@@ -58,7 +58,7 @@ describe('an audit entry the database refuses', () => {
   });
 
   for (const { name, url, replayUrl, mysql, poison, fix } of cases) {
-    it.skipIf(!url)(`${name}: the 51 later entries written, the refused one in the dead-letter file, counted; the replay command restores it once the table is fixed`, async () => {
+    it.skipIf(missing(name, url))(`${name}: the 51 later entries written, the refused one in the dead-letter file, counted; the replay command restores it once the table is fixed`, async () => {
       const target = url ?? '';
       const table = `activity_log_dl${randomBytes(4).toString('hex')}`;
       tables.push([target, table]);
@@ -129,7 +129,7 @@ describe('an audit entry the database refuses', () => {
   });
 });
 
-describe.skipIf(!urls.postgres)('a database down for the whole life of the service', () => {
+describe.skipIf(missing('PostgreSQL (TEST_POSTGRES_URL)', urls.postgres))('a database down for the whole life of the service', () => {
   it('SIGTERM exits 0 with every entry in the dead-letter file or the spool, none lost; the replay command and the next start write them once it is up', async () => {
     const stub = await startStubUpstream();
     const dir = mkdtempSync(join(tmpdir(), 'down-'));

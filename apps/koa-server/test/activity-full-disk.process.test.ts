@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openSpool } from '@cotizaciones/adapters';
-import { openSqliteReadOnly, startStubUpstream } from '@cotizaciones/adapters/testing';
+import { missing, openSqliteReadOnly, startStubUpstream } from '@cotizaciones/adapters/testing';
 import { expectAnswer } from './support/contract-headers.js';
 import { startProcess } from './support/process.js';
 import { until } from './support/until.js';
@@ -28,7 +28,7 @@ function fill(path: string): void {
   }
 }
 
-describe.skipIf(!root)('a full disk under the SQLite log, the spool and the dead-letter file', () => {
+describe.skipIf(missing('root (the test mounts a small file system)', root))('a full disk under the SQLite log, the spool and the dead-letter file', () => {
   const dir = mkdtempSync(join(tmpdir(), 'full-disk-'));
   execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=600k', 'tmpfs', dir]);
   afterAll(() => {

@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { dropTable, oldActivityTableSql, runSql, serviceUrls } from '@cotizaciones/adapters/testing';
+import { dropTable, missing, oldActivityTableSql, runSql, serviceUrls } from '@cotizaciones/adapters/testing';
 import { expectAnswer } from './support/contract-headers.js';
 import { until } from './support/until.js';
 import { FIELD_PATH, form, startService, type TestService } from './support/service.js';
 
 const urls = serviceUrls();
 
-describe.skipIf(!urls.mysql)('one entry never blocks the others (a real MariaDB)', () => {
+describe.skipIf(missing('MySQL/MariaDB (TEST_MYSQL_URL)', urls.mysql))('one entry never blocks the others (a real MariaDB)', () => {
   const mysql = urls.mysql!;
   const table = `activity_log_hol_${randomBytes(4).toString('hex')}`;
   let svc: TestService | undefined;

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqlActivityLogStore } from '@cotizaciones/adapters/sql';
-import { dropTable, serviceUrls, startStubUpstream, type StubUpstreamServer } from '@cotizaciones/adapters/testing';
+import { dropTable, missing, serviceUrls, startStubUpstream, type StubUpstreamServer } from '@cotizaciones/adapters/testing';
 import { expectAnswer } from './support/contract-headers.js';
 import { startProcess } from './support/process.js';
 import { until } from './support/until.js';
@@ -15,7 +15,7 @@ const urls = serviceUrls();
 /** Nothing listens there: the store is down for as long as the process runs. */
 const UNREACHABLE = 'postgres://postgres@127.0.0.1:1/test';
 
-describe.skipIf(!urls.postgres)('the activity spool (a real PostgreSQL)', () => {
+describe.skipIf(missing('PostgreSQL (TEST_POSTGRES_URL)', urls.postgres))('the activity spool (a real PostgreSQL)', () => {
   const postgres = urls.postgres!;
   let stub: StubUpstreamServer;
   const tables: string[] = [];

@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { attackerPage, listenOn, withTestPage } from './support/browser-pages.js';
 import { startService, type TestService } from './support/service.js';
+import { missing } from '@cotizaciones/adapters/testing';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const available = existsSync(CHROMIUM);
@@ -15,7 +16,7 @@ type PageHelpers = Record<string, (url: string, data: unknown) => Promise<unknow
 const FIELD = '/cotizaciones/api/update_cotizacion_api.php';
 const ITEM = '/cotizaciones/api/update_cot_item.php';
 
-describe.skipIf(!available)('the front end in a real browser (headless Chromium)', () => {
+describe.skipIf(missing('chromium', available))('the front end in a real browser (headless Chromium)', () => {
   let svc: TestService;
   let site: { server: Server; url: string };
   let browser: Browser;

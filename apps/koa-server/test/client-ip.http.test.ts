@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { nginxAvailable, startNginxChain } from './support/nginx-chain.js';
 import { FIELD_PATH, form, rawPost, startService, type TestService } from './support/service.js';
+import { missing } from '@cotizaciones/adapters/testing';
 
 // What the audit row records about the caller: never an address the client can choose.
 describe('client IP and user agent in the audit row', () => {
@@ -30,7 +31,7 @@ describe('client IP and user agent in the audit row', () => {
 
   // Hop k of the chain connects to the next from 127.0.0.(11+k); the last one to the service from 127.0.0.1.
   // Through two, the service receives "6.6.6.6, 10.0.0.99, 127.0.0.2, 127.0.0.11" from 127.0.0.1.
-  it.skipIf(!nginxAvailable).each<[string, string, number]>([
+  it.skipIf(missing('nginx', nginxAvailable)).each<[string, string, number]>([
     ['behind one nginx, TRUST_PROXY naming the address it connects from', '127.0.0.1', 1],
     ['behind two nginx, TRUST_PROXY naming both (an address and a CIDR range)', '127.0.0.1,127.0.0.8/29', 2],
     ['behind two nginx, a bare count outside production (TRUST_PROXY=2)', '2', 2],

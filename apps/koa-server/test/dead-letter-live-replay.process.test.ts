@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openSqlActivityLogStore } from '@cotizaciones/adapters/sql';
-import { dropTable, oldActivityTableSql, runSql, serviceUrls, startStubUpstream } from '@cotizaciones/adapters/testing';
+import { dropTable, missing, oldActivityTableSql, runSql, serviceUrls, startStubUpstream } from '@cotizaciones/adapters/testing';
 import { expectAnswer } from './support/contract-headers.js';
 import { startProcess } from './support/process.js';
 import { FIELD_PATH, SESSION_KEY, TOKEN, cookieHeader, form } from './support/service.js';
@@ -27,7 +27,7 @@ afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step();
 });
 
-describe.skipIf(!url)('replaying the dead-letter file while the built server appends to it', () => {
+describe.skipIf(missing('PostgreSQL (TEST_POSTGRES_URL)', url))('replaying the dead-letter file while the built server appends to it', () => {
   it(`${REQUESTS} entries set aside during repeated replays: each written once, none lost, the file left empty`, async () => {
     const target = url ?? '';
     const suffix = randomBytes(4).toString('hex');

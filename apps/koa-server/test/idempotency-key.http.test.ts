@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { nginxAvailable, startNginxWithProxyConf } from './support/nginx-chain.js';
 import { FIELD_PATH, ITEM_PATH, form, startService, type TestService } from './support/service.js';
+import { missing } from '@cotizaciones/adapters/testing';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -56,7 +57,7 @@ describe('Idempotency-Key on the upstream call', () => {
     expect(keys(svc)).toEqual(['chosen-by-client']);
   });
 
-  it.skipIf(!nginxAvailable)("behind nginx with deploy/cotizaciones-proxy.conf, is nginx's $request_id, whatever the client sent", async () => {
+  it.skipIf(missing('nginx', nginxAvailable))("behind nginx with deploy/cotizaciones-proxy.conf, is nginx's $request_id, whatever the client sent", async () => {
     const svc = await service({ TRUST_PROXY: '127.0.0.1' });
     const nginx = await startNginxWithProxyConf(Number(new URL(svc.url).port));
     cleanup.push(() => nginx.stop());

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { expectAnswer } from './support/contract-headers.js';
-import { redisCommandsDuring, redisProcess, redisServerAvailable } from '@cotizaciones/adapters/testing';
+import { missing, redisCommandsDuring, redisProcess, redisServerAvailable } from '@cotizaciones/adapters/testing';
 import { FIELD_PATH, ITEM_PATH, form, startService } from './support/service.js';
 import { until } from './support/until.js';
 
@@ -67,7 +67,7 @@ describe('GET /readyz', () => {
     return { status: response.status, body: (await response.json()) as { ok: boolean; reasons?: string[]; degraded?: string[] } };
   };
 
-  it.skipIf(!redisServerAvailable())('answers from its background check, never asking a store itself: 503 naming the session store once a check finds it down, 200 once one finds it back; 503 at once when draining', async () => {
+  it.skipIf(missing('redis-server', redisServerAvailable()))('answers from its background check, never asking a store itself: 503 naming the session store once a check finds it down, 200 once one finds it back; 503 at once when draining', async () => {
     const redis = redisProcess(6392);
     await redis.start();
     const svc = await startService({ SESSION_STORE: 'redis', REDIS_URL: redis.url });

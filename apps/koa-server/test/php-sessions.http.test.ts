@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   freePort,
   memcachedProcess,
+  missing,
   phpAvailable,
   phpServer,
   redisCommandsDuring,
@@ -211,7 +212,7 @@ function sessionSuite(name: 'files' | 'redis' | 'memcached', setUp: () => Promis
   });
 }
 
-describe.skipIf(!phpAvailable())('the service beside a real PHP app (php -S)', () => {
+describe.skipIf(missing('php', phpAvailable()))('the service beside a real PHP app (php -S)', () => {
   let scratch: string;
   beforeAll(async () => {
     scratch = await mkdtemp(join(tmpdir(), 'phpwire-'));
@@ -252,7 +253,7 @@ describe.skipIf(!phpAvailable())('the service beside a real PHP app (php -S)', (
   sessionSuite('files', filesStore('igbinary'), {}, 'igbinary');
 });
 
-describe.skipIf(!phpAvailable() || !redisServerAvailable())('the service beside a real PHP app (php -S, phpredis)', () => {
+describe.skipIf(missing('php', phpAvailable()) || missing('redis-server', redisServerAvailable()))('the service beside a real PHP app (php -S, phpredis)', () => {
   let server: RedisProcess;
   let redis: Redis;
   beforeAll(async () => {
@@ -294,7 +295,7 @@ describe.skipIf(!phpAvailable() || !redisServerAvailable())('the service beside 
   );
 });
 
-describe.skipIf(!phpAvailable())('the service beside a real PHP app (php -S, php-memcached)', () => {
+describe.skipIf(missing('php', phpAvailable()))('the service beside a real PHP app (php -S, php-memcached)', () => {
   let server: MemcachedProcess;
   beforeAll(async () => {
     server = memcachedProcess(await freePort());

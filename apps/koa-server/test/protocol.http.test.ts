@@ -4,7 +4,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { TokenUnavailableError } from '@cotizaciones/core';
 import { redisSessionStore } from '@cotizaciones/adapters/redis';
-import { dropTable, serviceUrls } from '@cotizaciones/adapters/testing';
+import { dropTable, missing, serviceUrls } from '@cotizaciones/adapters/testing';
 import { expectAnswer, expectContractHeaders } from './support/contract-headers.js';
 import { startApp } from './support/app.js';
 import { cookieHeader, FIELD_PATH, ITEM_PATH, SESSION_KEY, TOKEN, form, signedCookie, startService, urlencoded, type TestService } from './support/service.js';
@@ -258,7 +258,7 @@ describe('session control', () => {
     dropped.close();
   });
 
-  it.skipIf(!serviceUrls().redis)('applies the idle timeout to sessions held in Redis too', async () => {
+  it.skipIf(missing('Redis (TEST_REDIS_URL)', serviceUrls().redis))('applies the idle timeout to sessions held in Redis too', async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     onTestFinished(() => void vi.useRealTimers());
     const store = redisSessionStore({ url: serviceUrls().redis ?? '', prefix: 'test:idle:' });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { openSqlActivityLogStore } from '@cotizaciones/adapters/sql';
-import { SQLite, serviceUrls, startStubTokenEndpoint } from '@cotizaciones/adapters/testing';
+import { missing, serviceUrls, SQLite, startStubTokenEndpoint } from '@cotizaciones/adapters/testing';
 import { expectAnswer } from './support/contract-headers.js';
 import { redisProcess, redisServerAvailable } from '@cotizaciones/adapters/testing';
 import { FIELD_PATH, ITEM_PATH, SESSION_KEY, TOKEN, form, signedCookie, startService } from './support/service.js';
@@ -89,7 +89,7 @@ describe('sessions in Redis', () => {
     await svc.close();
   });
 
-  it.skipIf(!redisServerAvailable())('recovers by itself when Redis comes back: 503 while it is down, normal after', async () => {
+  it.skipIf(missing('redis-server', redisServerAvailable()))('recovers by itself when Redis comes back: 503 while it is down, normal after', async () => {
     const redis = redisProcess(6391);
     await redis.start();
     const svc = await startService({ SESSION_STORE: 'redis', REDIS_URL: redis.url });
@@ -111,7 +111,7 @@ describe('sessions in Redis', () => {
     await redis.stop();
   });
 
-  it.skipIf(!urls.redis)('shares sessions between two instances, and a sign-out ends them everywhere', async () => {
+  it.skipIf(missing('Redis (TEST_REDIS_URL)', urls.redis))('shares sessions between two instances, and a sign-out ends them everywhere', async () => {
     const env = { SESSION_STORE: 'redis', REDIS_URL: urls.redis ?? '' };
     const one = await startService(env);
     const two = await startService(env);

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqlActivityLogStore } from '@cotizaciones/adapters/sql';
-import { deleteRedisKeys, dropTable, serviceUrls, startStubUpstream, type StubUpstreamServer } from '@cotizaciones/adapters/testing';
+import { deleteRedisKeys, dropTable, missing, serviceUrls, startStubUpstream, type StubUpstreamServer } from '@cotizaciones/adapters/testing';
 import { startProcess } from './support/process.js';
 import { cookieHeader, FIELD_PATH, form, SESSION_KEY } from './support/service.js';
 
@@ -73,7 +73,7 @@ interface Answer {
   readonly ms: number;
 }
 
-describe.skipIf(!existsSync(NGINX) || !urls.redis || !urls.postgres)(
+describe.skipIf(missing('nginx', existsSync(NGINX)) || missing('Redis (TEST_REDIS_URL)', urls.redis) || missing('PostgreSQL (TEST_POSTGRES_URL)', urls.postgres))(
   `rolling deploy behind nginx (needs ${NGINX}, TEST_REDIS_URL and TEST_POSTGRES_URL)`,
   () => {
     const table = `activity_log_deploy_${randomBytes(4).toString('hex')}`;

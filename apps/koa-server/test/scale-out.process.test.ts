@@ -2,14 +2,14 @@ import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqlActivityLogStore, type SqlActivityLogStore } from '@cotizaciones/adapters/sql';
-import { deleteRedisKeys, dropTable, serviceUrls, startStubUpstream, type StubUpstreamServer } from '@cotizaciones/adapters/testing';
+import { deleteRedisKeys, dropTable, missing, serviceUrls, startStubUpstream, type StubUpstreamServer } from '@cotizaciones/adapters/testing';
 import { startProcess } from './support/process.js';
 import { cookieHeader, FIELD_PATH, form, SESSION_KEY } from './support/service.js';
 
 const urls = serviceUrls();
 
 /** Two server processes sharing Redis sessions and a PostgreSQL activity log, as behind a load balancer. */
-describe.skipIf(!urls.redis || !urls.postgres)('scale-out: two instances, Redis and PostgreSQL', () => {
+describe.skipIf(missing('Redis (TEST_REDIS_URL)', urls.redis) || missing('PostgreSQL (TEST_POSTGRES_URL)', urls.postgres))('scale-out: two instances, Redis and PostgreSQL', () => {
   const table = `activity_log_scale_${randomBytes(4).toString('hex')}`;
   let stub: StubUpstreamServer;
   let store: SqlActivityLogStore;

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SQLite, startStubUpstream } from '@cotizaciones/adapters/testing';
+import { missing, SQLite, startStubUpstream } from '@cotizaciones/adapters/testing';
 import { openSqlActivityLogStore } from '@cotizaciones/adapters/sql';
 import { expectAnswer } from './support/contract-headers.js';
 import { postgresProcess } from './support/postgres-process.js';
@@ -53,7 +53,7 @@ describe('activity-log store faults', () => {
 
   const pg = postgresProcess(5499);
   if (!pg.available) console.warn('\n[store faults] SKIPPING the PostgreSQL restart test: no PostgreSQL server binaries\n');
-  it.skipIf(!pg.available)('PostgreSQL stopped and restarted: answers unchanged, the process survives, nothing lost', async () => {
+  it.skipIf(missing('PostgreSQL binaries (initdb)', pg.available))('PostgreSQL stopped and restarted: answers unchanged, the process survives, nothing lost', async () => {
     pg.init();
     pg.start();
     const table = `activity_log_fault_${randomBytes(4).toString('hex')}`;
@@ -81,7 +81,7 @@ describe('activity-log store faults', () => {
 
   // A port of its own, away from the restart test's and from other suites' private servers.
   const pgDown = postgresProcess(20_000 + Math.floor(Math.random() * 10_000));
-  it.skipIf(!pgDown.available)('PostgreSQL down at start-up: the service starts, /readyz 200 naming the activity log as degraded until a check finds it up, requests answered; entries written once it is up', async () => {
+  it.skipIf(missing('PostgreSQL binaries (initdb)', pgDown.available))('PostgreSQL down at start-up: the service starts, /readyz 200 naming the activity log as degraded until a check finds it up, requests answered; entries written once it is up', async () => {
     pgDown.init();
     const stub = await startStubUpstream();
     const table = `activity_log_down_${randomBytes(4).toString('hex')}`;

@@ -3,11 +3,10 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { chromium, type Browser, type BrowserContext, type Page, type Response } from 'playwright-core';
 import { missingForDemo, startStrangler, type Strangler } from '../../../demo/strangler.mjs';
 import { until } from './support/until.js';
-import { openSqliteReadOnly } from '@cotizaciones/adapters/testing';
+import { missing, openSqliteReadOnly } from '@cotizaciones/adapters/testing';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const missing = [...missingForDemo(), ...(existsSync(CHROMIUM) ? [] : ['chromium'])];
-if (missing.length > 0) console.warn(`\n[strangler e2e] SKIPPING: missing ${missing.join(', ')} (.ci/run installs them)\n`);
+const needed = [...missingForDemo(), ...(existsSync(CHROMIUM) ? [] : ['chromium'])];
 
 const FIELD = '/cotizaciones/api/update_cotizacion_api.php';
 const ITEM = '/cotizaciones/api/update_cot_item.php';
@@ -18,7 +17,7 @@ interface Row {
   user_id: string;
 }
 
-describe.skipIf(missing.length > 0)('the strangler demo in a real browser: PHP pages and sign-in, the two endpoints served by the service, through nginx', () => {
+describe.skipIf(missing(`${needed.join(', ')} (.ci/run installs them)`, needed.length === 0))('the strangler demo in a real browser: PHP pages and sign-in, the two endpoints served by the service, through nginx', () => {
   let demo: Strangler;
   let browser: Browser;
   let context: BrowserContext;

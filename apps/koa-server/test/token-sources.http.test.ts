@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { serviceUrls, startStubTokenEndpoint } from '@cotizaciones/adapters/testing';
+import { missing, serviceUrls, startStubTokenEndpoint } from '@cotizaciones/adapters/testing';
 import { expectAnswer } from './support/contract-headers.js';
 import { cookieHeader, FIELD_PATH, ITEM_PATH, form, startService } from './support/service.js';
 
@@ -53,7 +53,7 @@ describe('upstream token from OAuth2 client credentials', () => {
 describe("upstream token from the session user", () => {
   // Server-side sessions only: a cookie session would carry the token to the browser.
   const redisUrl = serviceUrls().redis;
-  it.skipIf(!redisUrl)("sends the signed-in user's own token, and fails without calling the upstream when the user has none", async () => {
+  it.skipIf(missing('Redis (TEST_REDIS_URL)', redisUrl))("sends the signed-in user's own token, and fails without calling the upstream when the user has none", async () => {
     const svc = await startService({
       UPSTREAM_TOKEN: '',
       UPSTREAM_TOKEN_SESSION_KEY: 'token',

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { isMysqlRefusal, isPostgresRefusal, isSqliteRefusal } from '../src/activity-log/sql-error-kinds.js';
 import { openSqliteReadOnly, SQLite } from '../src/activity-log/sqlite-driver.js';
 
-// The real databases' refusals are exercised in activity-log-refusals.test.ts; these are the codes
+// The real databases' refusals are exercised in activity-log-refusals.int.test.ts; these are the codes
 // that cannot be produced there on demand (a server shutting down, a lock, a lost connection).
 describe('which store errors are refusals (set aside) and which are retried', () => {
   it('PostgreSQL: SQLSTATE classes 22, 23 and 54 are refusals; connection, resource and shutdown errors are not', () => {

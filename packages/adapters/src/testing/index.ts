@@ -4,6 +4,7 @@ export { testActivityLog, sampleEntry, type ActivityLogHarness } from './activit
 export { testSessionStore, type SessionStoreHarness } from './session-store-contract.js';
 export { testSession, type SessionHarness } from './session-contract.js';
 export { serviceUrls, type ServiceUrls } from './service-urls.js';
+export { missing, servicesRequired } from './missing-service.js';
 export { startStubTokenEndpoint, type StubTokenEndpoint, type TokenRequest } from './stub-token-endpoint.js';
 export { testTokenSource, type TokenSourceHarness } from './token-source-contract.js';
 export { forClaim, required, type ActivityLogClaims, type SessionClaims, type SessionStoreClaims, type TokenSourceClaims, type UpstreamClaims } from './claims.js';

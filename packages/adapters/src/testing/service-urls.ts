@@ -1,5 +1,5 @@
 /**
- * Connection URLs of the real services the suites run against; unset ones are skipped. The global
+ * Connection URLs of the real services the suites run against; unset ones are skipped (or fail: missing-service.ts). The global
  * set-up (test-environment.ts) fills them in from the default local ports and names the missing ones.
  */
 export interface ServiceUrls {

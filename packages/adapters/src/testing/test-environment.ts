@@ -2,6 +2,7 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { servicesRequired } from './missing-service.js';
 
 /** The real services the suites use, and where they answer on a development machine or in CI. */
 const LOCAL_SERVICES = [
@@ -15,7 +16,8 @@ const LOCAL_SERVICES = [
  * - every temporary file or folder of the run goes into one private folder (TMPDIR), removed at the
  *   end, so a run leaves nothing behind in /tmp whatever a test forgets;
  * - a real service whose TEST_* variable is unset is used where it answers on its default local port;
- *   the ones that do not answer are named in one line, and their tests show as skipped.
+ *   the ones that do not answer are named in one line, and their tests show as skipped; where
+ *   services are required (REQUIRE_SERVICES=1 or CI=true, missing-service.ts) the run fails instead.
  */
 export async function setupTestEnvironment(label: string): Promise<() => void> {
   const runDir = mkdtempSync(join(tmpdir(), `cotizaciones-${label}-`));
@@ -31,6 +33,10 @@ export async function setupTestEnvironment(label: string): Promise<() => void> {
       else missing.push(`${service.name} (${service.variable} unset, nothing on 127.0.0.1:${service.port})`);
     }),
   );
+  if (missing.length > 0 && servicesRequired()) {
+    rmSync(runDir, { recursive: true, force: true });
+    throw new Error(`[${label}] services the tests require are missing (REQUIRE_SERVICES=1 or CI=true): ${missing.sort().join('; ')}`);
+  }
   if (missing.length > 0) console.log(`\n[${label}] tests that need these services are skipped: ${missing.sort().join('; ')}\n`);
 
   return () => rmSync(runDir, { recursive: true, force: true });

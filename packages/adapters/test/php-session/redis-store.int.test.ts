@@ -10,6 +10,7 @@ import { decodePhpSession, phpSessions, SESSION_FORMATS, type PhpSessionFormat, 
 import { freePort, iniFlags, phpAvailable, phpFixtures, phpServer, type PhpServer } from '../../src/testing/php-server.js';
 import { redisCommandsDuring } from '../../src/testing/redis-monitor.js';
 import { redisProcess, redisServerAvailable } from '../../src/testing/redis-process.js';
+import { missing } from '../../src/testing/index.js';
 
 interface Shown {
   id: string;
@@ -19,7 +20,7 @@ interface Shown {
 const DATABASE = 2;
 const PREFIX = 'app1_';
 
-describe.skipIf(!phpAvailable() || !redisServerAvailable())('PHP sessions in Redis (phpredis), written by a real PHP', () => {
+describe.skipIf(missing('php', phpAvailable()) || missing('redis-server', redisServerAvailable()))('PHP sessions in Redis (phpredis), written by a real PHP', () => {
   let server: ReturnType<typeof redisProcess>;
   let redis: Redis;
   let savePath: string;

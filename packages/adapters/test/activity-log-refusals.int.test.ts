@@ -6,7 +6,7 @@ import type { ActivityEntry } from '@cotizaciones/core';
 import { bufferedActivityLog, deadLetterFile, replayDeadLetterFile, toStoredActivity } from '../src/index.js';
 import { openSqlActivityLogStore, type SqlActivityLogStore } from '../src/sql.js';
 import { entryOfDeadLetterLine } from '../src/activity-log/dead-letter-line.js';
-import { dropTable, oldActivityTableSql, runSql, sampleEntry, serviceUrls } from '../src/testing/index.js';
+import { dropTable, missing, oldActivityTableSql, runSql, sampleEntry, serviceUrls } from '../src/testing/index.js';
 import { temporaryDirs } from '../src/testing/temporary-dir.js';
 
 const temporaryDir = temporaryDirs();
@@ -37,7 +37,7 @@ interface Opened {
 }
 
 for (const { name, url, mysql } of engines) {
-  describe.skipIf(!url)(`entries ${name} refuses`, () => {
+  describe.skipIf(missing(name, url))(`entries ${name} refuses`, () => {
     const target = url ?? '';
     const cleanup: Array<() => Promise<void>> = [];
     afterEach(async () => {
@@ -130,7 +130,7 @@ for (const { name, url, mysql } of engines) {
   });
 }
 
-describe.skipIf(!urls.mysql)('a new MySQL/MariaDB table in a database whose default charset is utf8mb3', () => {
+describe.skipIf(missing('MySQL/MariaDB (TEST_MYSQL_URL)', urls.mysql))('a new MySQL/MariaDB table in a database whose default charset is utf8mb3', () => {
   it('is created in utf8mb4: an emoji is stored, not refused', async () => {
     const database = `activity_db${randomBytes(4).toString('hex')}`;
     const server = urls.mysql ?? '';
@@ -147,7 +147,7 @@ describe.skipIf(!urls.mysql)('a new MySQL/MariaDB table in a database whose defa
   });
 });
 
-describe.skipIf(!urls.mysql)('an entry larger than MySQL/MariaDB accepts in one statement (max_allowed_packet)', () => {
+describe.skipIf(missing('MySQL/MariaDB (TEST_MYSQL_URL)', urls.mysql))('an entry larger than MySQL/MariaDB accepts in one statement (max_allowed_packet)', () => {
   it('is set aside, and the entries after it are written over a fresh connection', async () => {
     const url = urls.mysql ?? '';
     const table = `activity_log_p${randomBytes(4).toString('hex')}`;

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { freePort } from '@cotizaciones/adapters/testing';
+import { freePort, missing } from '@cotizaciones/adapters/testing';
 import { pendingConnections } from '../src/pending-connections.js';
 
 /** Polls `check` without yielding to the event loop (so nothing is accepted meanwhile), up to `ms`. */
@@ -12,7 +12,7 @@ function spinUntil(check: () => boolean, ms: number): boolean {
   return check();
 }
 
-describe.skipIf(pendingConnections(1) === undefined)('connections the kernel holds for a port and nobody accepted (Linux)', () => {
+describe.skipIf(missing("Linux's /proc/net/tcp", pendingConnections(1) !== undefined))('connections the kernel holds for a port and nobody accepted (Linux)', () => {
   it('names the client port of a completed handshake waiting in the accept queue, and not once accepted', async () => {
     const server = createServer((socket) => socket.destroy());
     server.listen(0, '127.0.0.1');

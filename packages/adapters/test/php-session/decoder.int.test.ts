@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { decodePhpSession, isPhpObject, SESSION_FORMATS, type PhpValue } from '../../src/php-session.js';
 import { phpAvailable, phpFixtures } from '../../src/testing/php-server.js';
 import { testSeed } from '../../src/testing/test-seed.js';
+import { missing } from '../../src/testing/index.js';
 
 type Canon = null | boolean | { i: string } | { d: string } | { s: string } | { a: [Canon, Canon][] } | { o: string; p: [Canon, Canon][] } | { e: string };
 interface GeneratedLine {
@@ -16,7 +17,7 @@ interface GeneratedLine {
 const SESSIONS_PER_RUN = 300;
 let valuesCompared = 0;
 
-describe.skipIf(!phpAvailable())('PHP session decoder against PHP itself', () => {
+describe.skipIf(missing('php', phpAvailable()))('PHP session decoder against PHP itself', () => {
   const seed = testSeed();
   let generated: SpawnSyncReturns<string>;
   let lines: GeneratedLine[] = [];
