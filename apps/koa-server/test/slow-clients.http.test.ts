@@ -13,27 +13,27 @@ describe('slow clients', () => {
   afterEach(() => app?.close());
 
   it('a client sending its headers a byte at a time is answered 408 and cut off at HEADERS_TIMEOUT_MS', async () => {
-    app = await startApp({}, {}, { headersTimeoutMs: 500, requestTimeoutMs: 5_000 });
+    app = await startApp({}, {}, { headersTimeoutMs: 500, requestTimeoutMs: 60_000 });
     const answer = await rawExchange(app.url, drip(`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ${'a'.repeat(100)}\r\n\r\n`, 50), 0);
     expect(answer.status).toBe(408);
     expect(answer.body).toBe(TIMEOUT_ANSWER);
     expect(answer.headers.connection).toBe('close');
     expect(answer.elapsedMs).toBeGreaterThanOrEqual(450);
-    // Before REQUEST_TIMEOUT_MS (5 s), which would answer were the headers limit not applied.
-    expect(answer.elapsedMs).toBeLessThan(4_500);
+    // Far before REQUEST_TIMEOUT_MS (60 s), which would answer were the headers limit not applied.
+    expect(answer.elapsedMs).toBeLessThan(15_000);
   });
 
   it('a client sending its body a byte at a time is answered 408 and cut off at REQUEST_TIMEOUT_MS', async () => {
     app = await startApp({}, {}, { headersTimeoutMs: 500, requestTimeoutMs: 1_000 });
     const cookie = await app.signIn();
-    const body = 'id=1&field=estado&value=' + 'x'.repeat(200);
+    const body = 'id=1&field=estado&value=' + 'x'.repeat(1_200);
     const head = `POST ${FIELD_PATH} HTTP/1.1\r\nHost: x\r\nCookie: ${cookie}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n`;
     const answer = await rawExchange(app.url, [head, ...drip(body, 50)], 0);
     expect(answer.status).toBe(408);
     expect(answer.body).toBe(TIMEOUT_ANSWER);
     expect(answer.elapsedMs).toBeGreaterThanOrEqual(950);
-    // Long before the drip would end (11 s).
-    expect(answer.elapsedMs).toBeLessThan(6_000);
+    // Far before the drip would end (a minute).
+    expect(answer.elapsedMs).toBeLessThan(15_000);
     expect(app.upstream.calls).toHaveLength(0);
   });
 
