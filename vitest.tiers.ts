@@ -6,9 +6,10 @@ import type { TestProjectInlineConfiguration, ViteUserConfig } from 'vitest/conf
  * - `unit`: `*.test.ts` and `*.contract.test.ts` (a port's suite against its in-process adapters),
  *   in this process only: vitest.unit-guard.ts fails a test that starts a process or connects to a
  *   socket no server of its own listens on. `npm run test:fast`;
- * - `http`: `*.http.test.ts`, an app on a port in this process (and real PHP beside it);
- * - `int`: `*.int.test.ts`, in-process code against real things: PostgreSQL, MariaDB, Redis, PHP,
- *   redis-server, flock, chattr;
+ * - `http`: `*.http.test.ts`, an app on a port in this process (a case needing Redis or nginx
+ *   says so);
+ * - `int`: `*.int.test.ts`, in-process code against real things: PostgreSQL, MariaDB, Redis,
+ *   memcached, PHP (the app beside `php -S`), redis-server, chattr;
  * - `slow`: `*.process.test.ts` and `*.e2e.test.ts`, the built programs as child processes, nginx, a
  *   browser.
  * `npm test` runs unit and http side by side, then int, then slow one package at a time.
