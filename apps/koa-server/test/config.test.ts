@@ -224,7 +224,7 @@ describe('loadConfig', () => {
 
   it('SESSION_STORE=php: every bad PHP_SESSION_* variable reported with the others', () => {
     expect(configError({ PORT: 'x', SESSION_STORE: 'php', PHP_SESSION_NAME: 'a b', PHP_SESSION_GC_MAXLIFETIME: '-1', DEV_LOGIN: '1' }).problems).toEqual([
-      'PHP_SESSION_SAVE_PATH required: copy session.save_path from php.ini (a directory, or tcp://host:port?… for redis)',
+      'PHP_SESSION_SAVE_PATH required: copy session.save_path from php.ini (a directory, tcp://host:port?… for redis, host:port,… for memcached)',
       'PHP_SESSION_NAME "a b" is not a session cookie name PHP accepts',
       'PHP_SESSION_GC_MAXLIFETIME "-1" is not a positive whole number of seconds',
       'PORT must be an integer from 0 to 65535 (0: any free port) (got "x")',
