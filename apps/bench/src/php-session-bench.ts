@@ -227,7 +227,7 @@ export async function benchPhpSessions(
     );
 
     log('PHP sessions: a signed-in request with a 200 KB session against a small one');
-    const large = await largeSessionCost(dir, join(scratch, 'cart-205000.bin'), phpFiles, services, signIn);
+    const large = await largeSessionCost(dir, join(scratch, 'cart-php-205000.bin'), phpFiles, services, signIn);
     return { reads: rows(readTimes), requests: rows(requestTimes), decoder, large, throughput };
   } finally {
     await Promise.all(services.map((service) => service.stop()));
