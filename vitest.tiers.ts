@@ -31,7 +31,12 @@ export function testTiers(shared: Shared): NonNullable<ViteUserConfig['test']> {
   });
   return {
     passWithNoTests: true,
-    projects: [tier('unit', ['test/**/*.test.ts'], [...HTTP, ...INT, ...SLOW], [UNIT_GUARD]), tier('http', HTTP), tier('int', INT), tier('slow', SLOW)],
+    projects: [
+      tier('unit', ['test/**/*.test.ts'], [...HTTP, ...INT, ...SLOW], [UNIT_GUARD]),
+      tier('http', HTTP),
+      tier('int', INT),
+      tier('slow', SLOW),
+    ],
   };
 }
 

@@ -51,7 +51,8 @@ function listeningPorts(): Set<number> {
     for (const table of ['/proc/self/net/tcp', '/proc/self/net/tcp6']) {
       for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
         const [, local, , state, , , , , , inode] = line.trim().split(/\s+/);
-        if (state === '0A' && inode !== undefined && inodes.has(inode) && local !== undefined) ports.add(parseInt(local.split(':')[1] ?? '', 16));
+        if (state === '0A' && inode !== undefined && inodes.has(inode) && local !== undefined)
+          ports.add(parseInt(local.split(':')[1] ?? '', 16));
       }
     }
   } catch {

@@ -12,4 +12,8 @@ export interface Strangler {
   readonly php: 'php-fpm' | 'php -S';
   stop(): Promise<void>;
 }
-export declare function startStrangler(options?: { port?: number; idleSeconds?: number; onOutput?: (name: string, text: string) => void }): Promise<Strangler>;
+export declare function startStrangler(options?: {
+  port?: number;
+  idleSeconds?: number;
+  onOutput?: (name: string, text: string) => void;
+}): Promise<Strangler>;

@@ -67,7 +67,12 @@ export async function startStrangler(options = {}) {
   try {
     const [nginxPort, servicePort] = [options.port || (await freePort()), await freePort()];
     const url = `http://127.0.0.1:${nginxPort}`;
-    const ini = { 'session.save_handler': 'files', 'session.save_path': sessions, 'session.gc_probability': '0', 'session.use_strict_mode': '1' };
+    const ini = {
+      'session.save_handler': 'files',
+      'session.save_path': sessions,
+      'session.gc_probability': '0',
+      'session.use_strict_mode': '1',
+    };
 
     // 1. The PHP app.
     const fpm = phpFpmBinary();
@@ -98,7 +103,12 @@ export async function startStrangler(options = {}) {
       phpLocation = { fastcgi: `unix:${socket}` };
     } else {
       const phpPort = await freePort();
-      run('php', 'php', [...Object.entries(ini).flatMap(([key, value]) => ['-d', `${key}=${value}`]), '-S', `127.0.0.1:${phpPort}`, '-t', DEMO_PHP], {});
+      run(
+        'php',
+        'php',
+        [...Object.entries(ini).flatMap(([key, value]) => ['-d', `${key}=${value}`]), '-S', `127.0.0.1:${phpPort}`, '-t', DEMO_PHP],
+        {},
+      );
       await untilListening(phpPort);
       phpLocation = { http: `127.0.0.1:${phpPort}` };
     }
@@ -137,14 +147,23 @@ export async function startStrangler(options = {}) {
 /** deploy/nginx-strangler.conf and its two includes, with this machine's addresses in place of the deployment's. */
 function writeNginxConfig(dir, { nginxPort, servicePort, phpLocation }) {
   const read = (name) => readFileSync(join(DEPLOY, name), 'utf8');
-  const upstream = read('cotizaciones-upstream.conf').replace(/^(\s*)server \S+:\d+ ([^\n]*)\n(\s*server \S+:\d+ [^\n]*\n)*/m, `$1server 127.0.0.1:${servicePort} $2\n`);
+  const upstream = read('cotizaciones-upstream.conf').replace(
+    /^(\s*)server \S+:\d+ ([^\n]*)\n(\s*server \S+:\d+ [^\n]*\n)*/m,
+    `$1server 127.0.0.1:${servicePort} $2\n`,
+  );
   let strangler = read('nginx-strangler.conf')
     .replace(/listen 80;/, `listen 127.0.0.1:${nginxPort};`)
     .replace(/root \/var\/www\/app;/, `root ${DEMO_PHP};`);
   if (phpLocation.fastcgi) strangler = strangler.replace(/server unix:\/run\/php\/[^;]+;/, `server ${phpLocation.fastcgi};`);
   // Without php-fpm the PHP app is `php -S`: the `.php` location proxies to it instead (the demo only).
-  else strangler = strangler.replace(/location ~ \\\.php\$ \{[^}]*\}/, `location ~ \\.php$ {\n        proxy_pass http://${phpLocation.http};\n    }`).replace(/upstream php_fpm \{[^}]*\}\n/, '');
-  for (const [expected, text] of [['127.0.0.1:' + servicePort, upstream], [`listen 127.0.0.1:${nginxPort};`, strangler]]) {
+  else
+    strangler = strangler
+      .replace(/location ~ \\\.php\$ \{[^}]*\}/, `location ~ \\.php$ {\n        proxy_pass http://${phpLocation.http};\n    }`)
+      .replace(/upstream php_fpm \{[^}]*\}\n/, '');
+  for (const [expected, text] of [
+    ['127.0.0.1:' + servicePort, upstream],
+    [`listen 127.0.0.1:${nginxPort};`, strangler],
+  ]) {
     if (!text.includes(expected)) throw new Error(`deploy/ changed shape: could not place ${expected}`);
   }
   writeFileSync(join(dir, 'cotizaciones-upstream.conf'), upstream);

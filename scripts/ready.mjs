@@ -35,7 +35,9 @@ function workspace() {
       const dir = join(group, entry.name);
       if (!entry.isDirectory() || !existsSync(join(root, dir, 'package.json'))) continue;
       const manifest = JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8'));
-      const deps = Object.keys({ ...manifest.dependencies, ...manifest.devDependencies }).filter((name) => name.startsWith('@cotizaciones/'));
+      const deps = Object.keys({ ...manifest.dependencies, ...manifest.devDependencies }).filter((name) =>
+        name.startsWith('@cotizaciones/'),
+      );
       packages.set(manifest.name, { dir, deps });
     }
   }
@@ -60,7 +62,11 @@ function closure(packages, dirs) {
 
 function hashFiles(files) {
   const hash = createHash('sha256');
-  for (const file of files) hash.update(`${file}\0`).update(existsSync(join(root, file)) ? readFileSync(join(root, file)) : '').update('\0');
+  for (const file of files)
+    hash
+      .update(`${file}\0`)
+      .update(existsSync(join(root, file)) ? readFileSync(join(root, file)) : '')
+      .update('\0');
   return hash.digest('hex');
 }
 
@@ -81,7 +87,14 @@ const manifests = ['package.json', ...[...packages.values()].map((p) => `${p.dir
 const installKey = hashFiles(['pnpm-lock.yaml', 'pnpm-workspace.yaml', '.npmrc', ...manifests]);
 if (!existsSync(join(root, 'node_modules', '.modules.yaml')) || stampOf('install') !== installKey) {
   // pnpm through npx, at the version the project pins: the machine needs only Node and npm.
-  run('npx', ['-y', `pnpm@${rootManifest.devDependencies.pnpm}`, 'install', '--frozen-lockfile', '--loglevel=info', '--config.confirmModulesPurge=false']);
+  run('npx', [
+    '-y',
+    `pnpm@${rootManifest.devDependencies.pnpm}`,
+    'install',
+    '--frozen-lockfile',
+    '--loglevel=info',
+    '--config.confirmModulesPurge=false',
+  ]);
   writeStamp('install', installKey);
 }
 
@@ -90,7 +103,11 @@ const names = closure(packages, dirs);
 // A package is current when its dist/ was built from its src/ as it is now, under its build configuration as it is now.
 const configKey = (name) => {
   const { dir } = packages.get(name);
-  return hashFiles(['tsconfig.base.json', 'turbo.json', ...['package.json', 'tsconfig.json', 'tsconfig.build.json'].map((file) => `${dir}/${file}`)]);
+  return hashFiles([
+    'tsconfig.base.json',
+    'turbo.json',
+    ...['package.json', 'tsconfig.json', 'tsconfig.build.json'].map((file) => `${dir}/${file}`),
+  ]);
 };
 const stampName = (name) => `build-${name.replace(/\W/g, '_')}`;
 const current = (name) => {
@@ -103,6 +120,11 @@ const current = (name) => {
   );
 };
 if (!names.every(current)) {
-  run(join(root, 'node_modules', '.bin', 'turbo'), ['run', 'build', '--output-logs=errors-only', ...names.map((name) => `--filter=${name}`)]);
+  run(join(root, 'node_modules', '.bin', 'turbo'), [
+    'run',
+    'build',
+    '--output-logs=errors-only',
+    ...names.map((name) => `--filter=${name}`),
+  ]);
   for (const name of names) writeStamp(stampName(name), configKey(name));
 }

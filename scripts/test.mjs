@@ -1,4 +1,5 @@
 // `npm test`: the tiers in turn, each package's result shown even when another one fails.
+//   0. the format check (Prettier, decision 037);
 //   1. type check, lint and the unit and http tiers of every package (vitest.tiers.ts), packages side by side;
 //   2. the int tier (PostgreSQL, MariaDB, Redis, PHP, redis-server), packages side by side;
 //   3. the slow tier (the built programs as child processes, the browser), one package at a time,
@@ -12,7 +13,12 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const turbo = join(root, 'node_modules', '.bin', 'turbo');
 // node_modules/.bin first, as under `npm run`: turbo finds pnpm there.
-const env = { ...process.env, PATH: `${join(root, 'node_modules', '.bin')}${delimiter}${process.env.PATH ?? ''}`, TURBO_TELEMETRY_DISABLED: '1', DO_NOT_TRACK: '1' };
+const env = {
+  ...process.env,
+  PATH: `${join(root, 'node_modules', '.bin')}${delimiter}${process.env.PATH ?? ''}`,
+  TURBO_TELEMETRY_DISABLED: '1',
+  DO_NOT_TRACK: '1',
+};
 const fastOnly = process.argv[2] === 'fast';
 
 const phases = fastOnly
@@ -25,11 +31,26 @@ const phases = fastOnly
 
 const started = performance.now();
 const failed = [];
+if (!fastOnly) {
+  console.log('\ntest: format check (npm run format writes the fixes)');
+  const check = spawnSync(join(root, 'node_modules', '.bin', 'prettier'), ['--check', '--log-level=warn', '.'], {
+    cwd: root,
+    env,
+    stdio: 'inherit',
+  });
+  if (check.status !== 0) failed.push('format check');
+}
 for (const [name, args] of phases) {
   console.log(`\ntest: ${name}`);
-  const run = spawnSync(turbo, ['run', ...args, '--continue', '--log-order=stream', '--output-logs=new-only'], { cwd: root, env, stdio: 'inherit' });
+  const run = spawnSync(turbo, ['run', ...args, '--continue', '--log-order=stream', '--output-logs=new-only'], {
+    cwd: root,
+    env,
+    stdio: 'inherit',
+  });
   if (run.status !== 0) failed.push(name);
 }
 const seconds = Math.round((performance.now() - started) / 1000);
-console.log(`\ntest: ${failed.length === 0 ? 'every tier passed' : `failed in: ${failed.join(', ')}`} (${Math.floor(seconds / 60)} min ${seconds % 60} s)`);
+console.log(
+  `\ntest: ${failed.length === 0 ? 'every tier passed' : `failed in: ${failed.join(', ')}`} (${Math.floor(seconds / 60)} min ${seconds % 60} s)`,
+);
 process.exit(failed.length === 0 ? 0 : 1);

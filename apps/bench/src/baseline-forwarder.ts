@@ -26,17 +26,23 @@ function reply(res: ServerResponse, status: number, body: string): void {
 }
 
 function sessionUser(req: IncomingMessage): string | undefined {
-  const cookies = new Map((req.headers.cookie ?? '').split(/; */).map((part) => {
-    const eq = part.indexOf('=');
-    return [part.slice(0, eq), part.slice(eq + 1)] as const;
-  }));
+  const cookies = new Map(
+    (req.headers.cookie ?? '').split(/; */).map((part) => {
+      const eq = part.indexOf('=');
+      return [part.slice(0, eq), part.slice(eq + 1)] as const;
+    }),
+  );
   const value = cookies.get(COOKIE);
   const sig = cookies.get(`${COOKIE}.sig`);
   if (!value || !sig) return undefined;
   const expected = Buffer.from(createHmac('sha1', KEY).update(`${COOKIE}=${value}`).digest('base64url'));
   const given = Buffer.from(sig);
   if (expected.length !== given.length || !timingSafeEqual(expected, given)) return undefined;
-  const session = JSON.parse(Buffer.from(value, 'base64').toString('utf8')) as { user?: { id?: string | number }; _expire?: number; seenAt?: number };
+  const session = JSON.parse(Buffer.from(value, 'base64').toString('utf8')) as {
+    user?: { id?: string | number };
+    _expire?: number;
+    seenAt?: number;
+  };
   const now = Date.now();
   if (!session.user?.id || (session._expire ?? 0) < now || now - (session.seenAt ?? 0) > 30 * 60_000) return undefined;
   return String(session.user.id);
@@ -70,12 +76,15 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   const raw = await readBody(req);
   const userId = sessionUser(req);
   if (!userId) return reply(res, 200, '{"ok":false,"msg":"No autenticado"}');
-  const form = (req.headers['content-type'] ?? '').toLowerCase().startsWith('application/x-www-form-urlencoded') ? new URLSearchParams(raw) : new URLSearchParams();
+  const form = (req.headers['content-type'] ?? '').toLowerCase().startsWith('application/x-www-form-urlencoded')
+    ? new URLSearchParams(raw)
+    : new URLSearchParams();
   const id = form.get('id') ?? 0;
   const field = form.get('field') ?? '';
-  const payload = field === 'benef_emp'
-    ? { id, field, idEmpresa: form.get('idEmpresa') ?? 0, idUsuario: form.get('idUsuario') ?? 0 }
-    : { id, field, value: form.get('value') ?? '' };
+  const payload =
+    field === 'benef_emp'
+      ? { id, field, idEmpresa: form.get('idEmpresa') ?? 0, idUsuario: form.get('idUsuario') ?? 0 }
+      : { id, field, value: form.get('value') ?? '' };
   const upstream = await pool.request({
     method: 'POST',
     path: UPDATE_QUOTATION_FIELD.upstreamPath,
@@ -86,7 +95,8 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   const ok = answer.ok === true;
   reply(res, 200, ok ? '{"ok":true}' : '{"ok":false,"msg":"No se pudo actualizar la cotización."}');
   const entityId = phpIntCast(typeof id === 'string' ? id : '');
-  if (ok && entityId > 0n) activityLog.record({ createdAt: new Date(), eventKey: 'cotizaciones.update', entityId, userId, details: { field } });
+  if (ok && entityId > 0n)
+    activityLog.record({ createdAt: new Date(), eventKey: 'cotizaciones.update', entityId, userId, details: { field } });
 }
 
 announceListening(server);

@@ -35,7 +35,12 @@ export interface ServiceTag {
 }
 
 export const serviceTag = (setting: ServiceSetting | undefined): ServiceTag | undefined =>
-  setting && { client: setting.client, stores: setting.stores.kind, traced: setting.traced === true, candidate: setting.candidate === true };
+  setting && {
+    client: setting.client,
+    stores: setting.stores.kind,
+    traced: setting.traced === true,
+    candidate: setting.candidate === true,
+  };
 
 export interface PeakMemory {
   readonly target: string;

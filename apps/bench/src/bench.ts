@@ -26,7 +26,12 @@ function targetsFor(options: BenchOptions): Target[] {
     serviceTarget({ client: 'undici', stores: { kind: 'cookie+sqlite' }, nodeArgs, traced: true }),
   ];
   if (options.candidateMain !== undefined || options.candidateNodeArgs !== undefined) {
-    const candidate = { stores: { kind: 'cookie+sqlite' as const }, nodeArgs: options.candidateNodeArgs ?? nodeArgs, main: options.candidateMain ?? SERVICE_MAIN, candidate: true };
+    const candidate = {
+      stores: { kind: 'cookie+sqlite' as const },
+      nodeArgs: options.candidateNodeArgs ?? nodeArgs,
+      main: options.candidateMain ?? SERVICE_MAIN,
+      candidate: true,
+    };
     targets.push(serviceTarget({ client: 'got', ...candidate }), serviceTarget({ client: 'undici', ...candidate }));
   }
   if (options.redisUrl && options.postgresUrl) {
@@ -56,14 +61,21 @@ async function measureDelay(options: BenchOptions, targets: Target[], delayMs: n
       const load = { connections: options.connections, durationS: options.durationS };
       for (const [i, target] of running.entries()) {
         log(`delay ${delayMs} ms: warming up ${targets[i]?.name}`);
-        await runLoad({ url: target.process.url, cookies: await target.cookies(), connections: options.connections, durationS: options.warmupS });
+        await runLoad({
+          url: target.process.url,
+          cookies: await target.cookies(),
+          connections: options.connections,
+          durationS: options.warmupS,
+        });
       }
       const rounds: RoundResult[][] = targets.map(() => []);
       for (let round = 1; round <= options.rounds; round += 1) {
         for (const [i, target] of running.entries()) {
           const result = await measureRound(target, stub.url, load);
           rounds[i]?.push(result);
-          log(`delay ${delayMs} ms, round ${round}: ${targets[i]?.name}: ${result.rps.toFixed(0)} req/s, p99 ${result.p99} ms${result.problems.length ? `, PROBLEMS: ${result.problems.join('; ')}` : ''}`);
+          log(
+            `delay ${delayMs} ms, round ${round}: ${targets[i]?.name}: ${result.rps.toFixed(0)} req/s, p99 ${result.p99} ms${result.problems.length ? `, PROBLEMS: ${result.problems.join('; ')}` : ''}`,
+          );
         }
       }
       const medianRps = (role: Target['role']) => median(rounds[targets.findIndex((t) => t.role === role)]?.map((r) => r.rps) ?? []);
@@ -111,7 +123,15 @@ async function measurePeakMemory(options: BenchOptions, targets: Target[]): Prom
         // budget makes its last-accepted connections wait that long); the slowest answer is reported.
         const load = { connections: options.peakConnections, durationS: Math.max(options.durationS, 10), timeoutS: PEAK_TIMEOUT_S };
         const result = await measureRound(running, stub.url, load);
-        results.push({ target: target.name, connections: options.peakConnections, peakRssMb: memoryMb(running.process.pid).peak, rps: result.rps, maxMs: result.max, cpuMsPer1000: result.cpuMsPer1000, problems: result.problems });
+        results.push({
+          target: target.name,
+          connections: options.peakConnections,
+          peakRssMb: memoryMb(running.process.pid).peak,
+          rps: result.rps,
+          maxMs: result.max,
+          cpuMsPer1000: result.cpuMsPer1000,
+          problems: result.problems,
+        });
       } finally {
         await running.stop();
       }
@@ -130,10 +150,23 @@ async function soak(options: BenchOptions, target: Target, peakRps: number): Pro
     try {
       const rate = Math.round(peakRps / 2);
       log(`soak: ${target.name} at ${rate} req/s for ${options.soakS} s`);
-      const result = await measureRound(running, stub.url, { connections: options.connections, durationS: options.soakS, overallRate: rate });
+      const result = await measureRound(running, stub.url, {
+        connections: options.connections,
+        durationS: options.soakS,
+        overallRate: rate,
+      });
       const warm = samples.find((s) => s.at >= Math.min(60, options.soakS / 5))?.rss ?? samples[0]?.rss ?? 0;
       const end = samples.at(-1)?.rss ?? 0;
-      return { target: target.name, seconds: options.soakS, rate, requests: result.requests, rssAfterWarmupMb: warm, rssAtEndMb: end, growthMb: end - warm, problems: result.problems };
+      return {
+        target: target.name,
+        seconds: options.soakS,
+        rate,
+        requests: result.requests,
+        rssAfterWarmupMb: warm,
+        rssAtEndMb: end,
+        growthMb: end - warm,
+        problems: result.problems,
+      };
     } finally {
       clearInterval(sampler);
       await running.stop();
@@ -158,7 +191,10 @@ async function main(): Promise<void> {
     if (options.postgresUrl) writer.push(await benchWriter('PostgreSQL', options.postgresUrl, options.writerEntries));
   }
 
-  const phpSessions = options.phpReads > 0 || options.phpRounds > 0 ? await benchPhpSessions(options.phpReads, options.phpRounds, { rounds: options.rounds, durationS: options.durationS }, log) : undefined;
+  const phpSessions =
+    options.phpReads > 0 || options.phpRounds > 0
+      ? await benchPhpSessions(options.phpReads, options.phpRounds, { rounds: options.rounds, durationS: options.durationS }, log)
+      : undefined;
   const cli = options.cliLines > 0 ? await benchCliRounds(options.cliLines, options.rounds, log) : undefined;
   log('tracing off: the calls left on the request path');
   const tracingOff = measureTracingOffCost();
@@ -188,7 +224,13 @@ async function main(): Promise<void> {
     cli,
   });
   process.stdout.write(markdown);
-  const problems = [...summaries, ...peakMemory, ...(soakResult ? [soakResult] : []), ...(cli ?? []), ...(phpSessions?.throughput ?? [])].flatMap((s) => s.problems);
+  const problems = [
+    ...summaries,
+    ...peakMemory,
+    ...(soakResult ? [soakResult] : []),
+    ...(cli ?? []),
+    ...(phpSessions?.throughput ?? []),
+  ].flatMap((s) => s.problems);
   if (problems.length > 0) {
     log(`correctness problems: ${problems.length}`);
     process.exitCode = 1;

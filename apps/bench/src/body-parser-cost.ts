@@ -11,7 +11,11 @@ const part = (name: string, value: string, file = false) =>
 const end = `--${BOUNDARY}--\r\n`;
 
 const BODIES: ReadonlyArray<readonly [string, Buffer, number]> = [
-  ["the contract's form (4 fields)", Buffer.from(part('id', '12') + part('field', 'benef_emp') + part('value', '15') + part('idEmpresa', '3') + end), 20_000],
+  [
+    "the contract's form (4 fields)",
+    Buffer.from(part('id', '12') + part('field', 'benef_emp') + part('value', '15') + part('idEmpresa', '3') + end),
+    20_000,
+  ],
   ['200 fields of 20 bytes', Buffer.from(Array.from({ length: 200 }, (_, i) => part(`f${i}`, 'v'.repeat(20))).join('') + end), 2_000],
   ['a 1 MiB file between 2 fields', Buffer.from(part('id', '1') + part('up', 'x'.repeat(1 << 20), true) + part('value', '2') + end), 300],
 ];

@@ -41,7 +41,10 @@ export interface CliSummary {
  */
 export async function benchCliRounds(lines: number, rounds: number, log: (line: string) => void): Promise<CliSummary[]> {
   // Measuring a build of other sources would report on code that is no longer there.
-  assertBuilt(CLI_PACKAGES.map((dir) => fileURLToPath(new URL(dir, import.meta.url))), "the CLI's build");
+  assertBuilt(
+    CLI_PACKAGES.map((dir) => fileURLToPath(new URL(dir, import.meta.url))),
+    "the CLI's build",
+  );
   const runs = new Map<CliClient, CliRun[]>(CLIENTS.map((client) => [client, []]));
   const startups = new Map<CliClient, number[]>(CLIENTS.map((client) => [client, []]));
   const alone = new Map<CliClient, number[]>(CLIENTS.map((client) => [client, []]));
@@ -50,7 +53,11 @@ export async function benchCliRounds(lines: number, rounds: number, log: (line: 
       const startup = await benchCli(1, 16, 20, client);
       const run = await benchCli(lines, 16, 20, client);
       startups.get(client)!.push(startup.cpuMsPerLine);
-      const net = { ...run, cpuMsPerLine: run.cpuMsPerLine - startup.cpuMsPerLine / lines, problems: [...startup.problems, ...run.problems] };
+      const net = {
+        ...run,
+        cpuMsPerLine: run.cpuMsPerLine - startup.cpuMsPerLine / lines,
+        problems: [...startup.problems, ...run.problems],
+      };
       runs.get(client)!.push(net);
       const clientAlone = (await clientAloneCpuMs(lines, 16, 20, client)) - (await clientAloneCpuMs(1, 16, 20, client));
       alone.get(client)!.push(clientAlone / lines);
@@ -103,7 +110,11 @@ async function clientAloneCpuMs(calls: number, concurrency: number, delayMs: num
 }
 
 /** A Node process run to its exit with the CPU report preloaded: its exit code, the end of its stderr, and its CPU ms (every thread). */
-async function runMeasured(dir: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; stderr: string; cpuMs: number }> {
+async function runMeasured(
+  dir: string,
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stderr: string; cpuMs: number }> {
   const cpuFile = join(dir, 'cpu');
   const child = spawn(process.execPath, ['--import', CPU_REPORT, ...args], {
     env: { PATH: process.env.PATH, ...env, BENCH_CPU_FILE: cpuFile },

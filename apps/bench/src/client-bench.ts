@@ -9,7 +9,12 @@ import { undiciUpstream } from '@cotizaciones/adapters/undici';
 import { spawnServer } from './processes.js';
 
 type Call = () => Promise<unknown>;
-const request: UpstreamRequest = { path: UPDATE_QUOTATION_FIELD.upstreamPath, payload: { id: '12', field: 'estado', value: 'x' }, token: 't', idempotencyKey: 'bench-1' };
+const request: UpstreamRequest = {
+  path: UPDATE_QUOTATION_FIELD.upstreamPath,
+  payload: { id: '12', field: 'estado', value: 'x' },
+  token: 't',
+  idempotencyKey: 'bench-1',
+};
 const jsonHeaders = { 'content-type': 'application/json', accept: 'application/json' };
 
 const variants: Record<string, (url: string) => Call> = {
@@ -24,7 +29,15 @@ const variants: Record<string, (url: string) => Call> = {
       new Promise((resolve, reject) => {
         const body = JSON.stringify(request.payload);
         const req = httpRequest(
-          { host: hostname, port, path: request.path, method: 'POST', agent, timeout: 10_000, headers: { ...jsonHeaders, 'content-length': Buffer.byteLength(body), authorization: 'Bearer t' } },
+          {
+            host: hostname,
+            port,
+            path: request.path,
+            method: 'POST',
+            agent,
+            timeout: 10_000,
+            headers: { ...jsonHeaders, 'content-length': Buffer.byteLength(body), authorization: 'Bearer t' },
+          },
           (res) => {
             const chunks: Buffer[] = [];
             res.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -40,23 +53,75 @@ const variants: Record<string, (url: string) => Call> = {
     return () => upstream.post(request);
   },
   'got, no timeout': (url) => {
-    const client = got.extend({ method: 'POST', agent: { http: new Agent({ keepAlive: true, maxSockets: 256 }) }, retry: { limit: 0 }, throwHttpErrors: false, followRedirect: false, responseType: 'text', headers: jsonHeaders });
-    return async () => JSON.parse((await client(`${url}${request.path}`, { body: JSON.stringify(request.payload), headers: { authorization: 'Bearer t' } })).body) as unknown;
+    const client = got.extend({
+      method: 'POST',
+      agent: { http: new Agent({ keepAlive: true, maxSockets: 256 }) },
+      retry: { limit: 0 },
+      throwHttpErrors: false,
+      followRedirect: false,
+      responseType: 'text',
+      headers: jsonHeaders,
+    });
+    return async () =>
+      JSON.parse(
+        (await client(`${url}${request.path}`, { body: JSON.stringify(request.payload), headers: { authorization: 'Bearer t' } })).body,
+      ) as unknown;
   },
   'got, decompress off + AbortSignal timeout': (url) => {
-    const client = got.extend({ method: 'POST', agent: { http: new Agent({ keepAlive: true, maxSockets: 256 }) }, retry: { limit: 0 }, throwHttpErrors: false, followRedirect: false, decompress: false, responseType: 'text', headers: jsonHeaders });
-    return async () => JSON.parse((await client(`${url}${request.path}`, { body: JSON.stringify(request.payload), headers: { authorization: 'Bearer t' }, signal: AbortSignal.timeout(10_000) })).body) as unknown;
+    const client = got.extend({
+      method: 'POST',
+      agent: { http: new Agent({ keepAlive: true, maxSockets: 256 }) },
+      retry: { limit: 0 },
+      throwHttpErrors: false,
+      followRedirect: false,
+      decompress: false,
+      responseType: 'text',
+      headers: jsonHeaders,
+    });
+    return async () =>
+      JSON.parse(
+        (
+          await client(`${url}${request.path}`, {
+            body: JSON.stringify(request.payload),
+            headers: { authorization: 'Bearer t' },
+            signal: AbortSignal.timeout(10_000),
+          })
+        ).body,
+      ) as unknown;
   },
   'got, agent maxSockets 64': (url) => {
-    const client = got.extend({ method: 'POST', agent: { http: new Agent({ keepAlive: true, maxSockets: 64 }) }, timeout: { request: 10_000 }, retry: { limit: 0 }, throwHttpErrors: false, followRedirect: false, responseType: 'text', headers: jsonHeaders });
-    return async () => JSON.parse((await client(`${url}${request.path}`, { body: JSON.stringify(request.payload), headers: { authorization: 'Bearer t' } })).body) as unknown;
+    const client = got.extend({
+      method: 'POST',
+      agent: { http: new Agent({ keepAlive: true, maxSockets: 64 }) },
+      timeout: { request: 10_000 },
+      retry: { limit: 0 },
+      throwHttpErrors: false,
+      followRedirect: false,
+      responseType: 'text',
+      headers: jsonHeaders,
+    });
+    return async () =>
+      JSON.parse(
+        (await client(`${url}${request.path}`, { body: JSON.stringify(request.payload), headers: { authorization: 'Bearer t' } })).body,
+      ) as unknown;
   },
   'got stream API': (url) => {
-    const client = got.extend({ method: 'POST', agent: { http: new Agent({ keepAlive: true, maxSockets: 256 }) }, timeout: { request: 10_000 }, retry: { limit: 0 }, throwHttpErrors: false, followRedirect: false, headers: jsonHeaders });
+    const client = got.extend({
+      method: 'POST',
+      agent: { http: new Agent({ keepAlive: true, maxSockets: 256 }) },
+      timeout: { request: 10_000 },
+      retry: { limit: 0 },
+      throwHttpErrors: false,
+      followRedirect: false,
+      headers: jsonHeaders,
+    });
     return () =>
       new Promise((resolve, reject) => {
         const chunks: Buffer[] = [];
-        const stream = client.stream(`${url}${request.path}`, { body: JSON.stringify(request.payload), headers: { authorization: 'Bearer t' } });
+        const stream = client.stream(`${url}${request.path}`, {
+          body: JSON.stringify(request.payload),
+          headers: { authorization: 'Bearer t' },
+        });
         stream.on('data', (chunk: Buffer) => chunks.push(chunk));
         stream.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString()) as unknown));
         stream.on('error', reject);

@@ -41,7 +41,12 @@ interface Profiled {
 }
 
 /** The non-idle µs of a profile's samples within [from, to], by what `key` makes of each sample's frame (undefined: not counted). */
-function timeWithin<K>(profile: CpuProfile, from: number, to: number, key: (frame: CpuProfile['nodes'][number]['callFrame']) => K | undefined): Map<K, number> {
+function timeWithin<K>(
+  profile: CpuProfile,
+  from: number,
+  to: number,
+  key: (frame: CpuProfile['nodes'][number]['callFrame']) => K | undefined,
+): Map<K, number> {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const totals = new Map<K, number>();
   let at = profile.startTime;

@@ -36,8 +36,20 @@ const SCENARIOS: ReadonlyArray<{ beside: string; connections: number; depth: num
   { beside: '64 clients posting, one request at a time', connections: 64, depth: 1, post: true, newcomer: ['GET /healthz', 'POST'] },
   { beside: '64 clients posting, 16 pipelined at a time', connections: 64, depth: 16, post: true, newcomer: ['GET /healthz', 'POST'] },
   { beside: '200 clients on /healthz, one request at a time', connections: 200, depth: 1, post: false, newcomer: ['GET /healthz', 'POST'] },
-  { beside: '200 clients on /healthz, 64 pipelined at a time', connections: 200, depth: 64, post: false, newcomer: ['GET /healthz', 'POST'] },
-  { beside: '800 clients posting, one request at a time', connections: 800, depth: 1, post: true, newcomer: ['GET /healthz (new connection)', 'GET /readyz (new connection)'] },
+  {
+    beside: '200 clients on /healthz, 64 pipelined at a time',
+    connections: 200,
+    depth: 64,
+    post: false,
+    newcomer: ['GET /healthz', 'POST'],
+  },
+  {
+    beside: '800 clients posting, one request at a time',
+    connections: 800,
+    depth: 1,
+    post: true,
+    newcomer: ['GET /healthz (new connection)', 'GET /readyz (new connection)'],
+  },
 ];
 
 /** What a flood of pipelined requests costs: connections that each write one 64 KiB read of tiny GETs and never read. */
@@ -74,7 +86,11 @@ export async function benchFairShare(probes: number, log: (line: string) => void
     if (request.endsWith('(new connection)')) return freshGet(`${service.url}${request.split(' ')[1]}`);
     const response =
       request === 'POST'
-        ? await fetch(`${service.url}${path}`, { method: 'POST', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: 'id=12&field=estado&value=aprobada' })
+        ? await fetch(`${service.url}${path}`, {
+            method: 'POST',
+            headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+            body: 'id=12&field=estado&value=aprobada',
+          })
         : await fetch(`${service.url}/healthz`);
     return [response.status, await response.text()];
   };
@@ -83,9 +99,13 @@ export async function benchFairShare(probes: number, log: (line: string) => void
     const flood = await benchFlood(service, 300, log);
     for (const scenario of SCENARIOS) {
       log(`fair share: a newcomer beside ${scenario.beside}`);
-      const load = spawn(process.execPath, [LOAD, service.url, String(scenario.connections), String(scenario.depth), scenario.post ? path : '/healthz', cookie], {
-        stdio: ['ignore', 'pipe', 'ignore'],
-      });
+      const load = spawn(
+        process.execPath,
+        [LOAD, service.url, String(scenario.connections), String(scenario.depth), scenario.post ? path : '/healthz', cookie],
+        {
+          stdio: ['ignore', 'pipe', 'ignore'],
+        },
+      );
       const [chunk] = (await once(load.stdout, 'data')) as [Buffer];
       if (!chunk.toString().includes('ready')) throw new Error('the load did not start');
       const times = new Map<Newcomer, number[]>(scenario.newcomer.map((request) => [request, []]));
@@ -94,14 +114,21 @@ export async function benchFairShare(probes: number, log: (line: string) => void
           const started = performance.now();
           const [status, text] = await send(request);
           times.get(request)!.push(performance.now() - started);
-          if (status !== 200 || (request === 'POST' && text !== '{"ok":true}')) throw new Error(`the newcomer's ${request} answered ${status} ${text}`);
+          if (status !== 200 || (request === 'POST' && text !== '{"ok":true}'))
+            throw new Error(`the newcomer's ${request} answered ${status} ${text}`);
         }
       }
       load.kill();
       await once(load, 'exit');
       for (const [request, list] of times) {
         const sorted = [...list].sort((a, b) => a - b);
-        rows.push({ beside: scenario.beside, probe: request === 'POST' ? `POST ${path}` : request, samples: sorted.length, p50Ms: at(sorted, 0.5), p99Ms: at(sorted, 0.99) });
+        rows.push({
+          beside: scenario.beside,
+          probe: request === 'POST' ? `POST ${path}` : request,
+          samples: sorted.length,
+          p50Ms: at(sorted, 0.5),
+          p99Ms: at(sorted, 0.99),
+        });
       }
     }
     rows.push(await benchPlusFlood(service, path, cookie, log));

@@ -36,10 +36,24 @@ app.keys = signingKeys([SECRET]);
 app.use(async (ctx, next) => {
   const started = performance.now();
   await next();
-  log.info({ req: { method: ctx.method, url: ctx.url }, res: { statusCode: ctx.status }, responseTime: performance.now() - started }, 'request completed');
+  log.info(
+    { req: { method: ctx.method, url: ctx.url }, res: { statusCode: ctx.status }, responseTime: performance.now() - started },
+    'request completed',
+  );
 });
 app.use(
-  session({ key: 'cotizaciones.sid', maxAge: 8 * 3_600_000, signed: true, httpOnly: true, sameSite: 'lax', autoCommit: false, ...cookieSessionCodec }, app),
+  session(
+    {
+      key: 'cotizaciones.sid',
+      maxAge: 8 * 3_600_000,
+      signed: true,
+      httpOnly: true,
+      sameSite: 'lax',
+      autoCommit: false,
+      ...cookieSessionCodec,
+    },
+    app,
+  ),
 );
 
 const router = new Router();

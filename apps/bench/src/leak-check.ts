@@ -8,7 +8,9 @@ import { UPDATE_QUOTATION_FIELD, UPDATE_QUOTATION_ITEM } from '@cotizaciones/cor
 import { memoryMb, spawnServer } from './processes.js';
 import { serviceTarget } from './targets.js';
 
-const { values } = parseArgs({ options: { requests: { type: 'string', default: '100000' }, connections: { type: 'string', default: '64' } } });
+const { values } = parseArgs({
+  options: { requests: { type: 'string', default: '100000' }, connections: { type: 'string', default: '64' } },
+});
 const total = Number(values.requests);
 const connections = Number(values.connections);
 const FIELD = UPDATE_QUOTATION_FIELD.webPath;
@@ -31,13 +33,27 @@ const withCookie = (request: autocannon.Request, context: { cookie?: string | un
 };
 const onResponse = (_status: number, body: string) => counts.set(body, (counts.get(body) ?? 0) + 1);
 const requests: autocannon.Request[] = [
-  ...Array.from({ length: 4 }, () => ({ method: 'POST' as const, path: FIELD, headers: form, body: 'id=12&field=estado&value=ok', setupRequest: withCookie, onResponse })),
+  ...Array.from({ length: 4 }, () => ({
+    method: 'POST' as const,
+    path: FIELD,
+    headers: form,
+    body: 'id=12&field=estado&value=ok',
+    setupRequest: withCookie,
+    onResponse,
+  })),
   { method: 'POST', path: FIELD, headers: form, body: 'id=fail&field=estado', setupRequest: withCookie, onResponse },
   { method: 'POST', path: FIELD, headers: form, body: 'id=refuse&field=estado', setupRequest: withCookie, onResponse },
   { method: 'POST', path: ITEM, headers: form, body: 'id=31&delete', setupRequest: withCookie, onResponse },
   { method: 'POST', path: FIELD, headers: form, body: 'id=12', onResponse },
   { method: 'POST', path: FIELD, headers: form, body: 'id[]=12', setupRequest: withCookie, onResponse },
-  { method: 'POST', path: ITEM, headers: { ...form, origin: 'https://evil.example' }, body: 'id=31&delete', setupRequest: withCookie, onResponse },
+  {
+    method: 'POST',
+    path: ITEM,
+    headers: { ...form, origin: 'https://evil.example' },
+    body: 'id=31&delete',
+    setupRequest: withCookie,
+    onResponse,
+  },
 ];
 
 const sample = (label: string) => {
@@ -63,16 +79,20 @@ for (let leg = 1; leg <= 4; leg += 1) {
 await new Promise((resolve) => setTimeout(resolve, 6_000));
 const after = sample('6 s idle');
 process.stdout.write(
-  `${JSON.stringify({
-    requests: legs.reduce((sum, r) => sum + r.requests.total, 0),
-    seconds: (Date.now() - started) / 1000,
-    errors: legs.reduce((sum, r) => sum + r.errors, 0),
-    timeouts: legs.reduce((sum, r) => sum + r.timeouts, 0),
-    non2xx: legs.reduce((sum, r) => sum + r.non2xx, 0),
-    rssGrowthMb: Number((after.rssMb - before.rssMb).toFixed(1)),
-    fdGrowth: after.openFds - before.openFds,
-    answers: Object.fromEntries(counts),
-  }, null, 2)}\n`,
+  `${JSON.stringify(
+    {
+      requests: legs.reduce((sum, r) => sum + r.requests.total, 0),
+      seconds: (Date.now() - started) / 1000,
+      errors: legs.reduce((sum, r) => sum + r.errors, 0),
+      timeouts: legs.reduce((sum, r) => sum + r.timeouts, 0),
+      non2xx: legs.reduce((sum, r) => sum + r.non2xx, 0),
+      rssGrowthMb: Number((after.rssMb - before.rssMb).toFixed(1)),
+      fdGrowth: after.openFds - before.openFds,
+      answers: Object.fromEntries(counts),
+    },
+    null,
+    2,
+  )}\n`,
 );
 await target.stop();
 await stub.stop();

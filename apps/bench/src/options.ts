@@ -90,7 +90,10 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOption
     warmupS: int('warmup', values.warmup),
     rounds: int('rounds', values.rounds),
     connections: int('connections', values.connections),
-    delays: values.delays.split(',').filter(Boolean).map((d) => int('delays', d)),
+    delays: values.delays
+      .split(',')
+      .filter(Boolean)
+      .map((d) => int('delays', d)),
     users: int('users', values.users),
     peakConnections: int('peak-connections', values['peak-connections']),
     soak: values.soak,

@@ -5,7 +5,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UPDATE_QUOTATION_FIELD } from '@cotizaciones/core';
 import { decodePhpSession, phpSessions, type PhpSessionFormat, type PhpSessionsOptions } from '@cotizaciones/adapters/php-session';
-import { freePort, phpAvailable, phpServer, redisProcess, redisServerAvailable, type PhpServer } from '@cotizaciones/adapters/testing/processes';
+import {
+  freePort,
+  phpAvailable,
+  phpServer,
+  redisProcess,
+  redisServerAvailable,
+  type PhpServer,
+} from '@cotizaciones/adapters/testing/processes';
 import { runLoad, type LoadResult } from './load.js';
 import { median } from './measure.js';
 import { cpuMs, spawnServer, type Spawned } from './processes.js';
@@ -70,7 +77,6 @@ export interface PhpSessionLatency {
 const STUB = fileURLToPath(new URL('./stub-upstream.js', import.meta.url));
 const CART_SESSION = fileURLToPath(new URL('../php/cart-session.php', import.meta.url));
 const SAMPLES = 7;
-
 
 /** CPU µs of one read of `bytes` by the adapter's reader, as PHP's is measured: median of samples of many reads. */
 function readerCpuUs(bytes: Uint8Array, format: PhpSessionFormat): number {
@@ -144,7 +150,7 @@ export async function benchPhpSessions(
   const services: Spawned[] = [];
   try {
     // First, alone: no service or PHP server running beside the two decoders.
-    log('PHP sessions: the reader against PHP\'s session_decode (52, 205, 820 KB carts; php and igbinary)');
+    log("PHP sessions: the reader against PHP's session_decode (52, 205, 820 KB carts; php and igbinary)");
     const decoder: DecoderRow[] = [];
     for (const format of ['php', 'igbinary'] as const) {
       for (const size of [52_000, 205_000, 820_000]) {
@@ -173,7 +179,12 @@ export async function benchPhpSessions(
     const control = { activityKey: 'LAST_ACTIVITY', idleSeconds: 1800 };
     for (const touch of ['none', 'expiry'] as const) {
       readTimes.set(`files, touch ${touch}`, []);
-      await timeReads({ saveHandler: 'files', savePath: dir, touch, ...control }, filesCookie, reads, readTimes.get(`files, touch ${touch}`)!);
+      await timeReads(
+        { saveHandler: 'files', savePath: dir, touch, ...control },
+        filesCookie,
+        reads,
+        readTimes.get(`files, touch ${touch}`)!,
+      );
     }
     for (const touch of ['none', 'expiry', 'activity'] as const) {
       readTimes.set(`redis, touch ${touch}`, []);
@@ -194,9 +205,13 @@ export async function benchPhpSessions(
       modes.push({ name, url: service.url, cookie: await cookie(service.url, '5'), cookies, pid: service.pid });
     };
     await add('cookie', { DEV_LOGIN: '1' }, (url, user) => devLoginCookie(url, user));
-    await add('redis (koa-session)', { DEV_LOGIN: '1', SESSION_STORE: 'redis', REDIS_URL: redis.url }, (url, user) => devLoginCookie(url, user));
+    await add('redis (koa-session)', { DEV_LOGIN: '1', SESSION_STORE: 'redis', REDIS_URL: redis.url }, (url, user) =>
+      devLoginCookie(url, user),
+    );
     await add('php files', { SESSION_STORE: 'php', PHP_SESSION_SAVE_PATH: dir }, (_url, user) => signIn(phpFiles, user));
-    await add('php redis', { SESSION_STORE: 'php', PHP_SESSION_SAVE_HANDLER: 'redis', PHP_SESSION_SAVE_PATH: savePath }, (_url, user) => signIn(phpRedis, user));
+    await add('php redis', { SESSION_STORE: 'php', PHP_SESSION_SAVE_HANDLER: 'redis', PHP_SESSION_SAVE_PATH: savePath }, (_url, user) =>
+      signIn(phpRedis, user),
+    );
     const requestTimes = new Map(modes.map((mode) => [mode.name, [] as number[]]));
     const body = new URLSearchParams({ id: '12', field: 'estado', value: 'x' }).toString();
     for (let round = -20; round < rounds; round += 1) {
@@ -257,7 +272,13 @@ interface LoadMode {
 /** Each mode as fast as it answers, the modes in turn, `rounds` times (after a warm-up each): medians. */
 async function modesUnderLoad(modes: readonly LoadMode[], load: { rounds: number; durationS: number }): Promise<ThroughputRow[]> {
   const results = modes.map(() => [] as Array<LoadResult & { cpuUs: number }>);
-  const options = (mode: LoadMode, durationS: number) => ({ url: mode.url, cookies: mode.cookies, connections: LOAD_CONNECTIONS, durationS, expectedBody: mode.expectedBody });
+  const options = (mode: LoadMode, durationS: number) => ({
+    url: mode.url,
+    cookies: mode.cookies,
+    connections: LOAD_CONNECTIONS,
+    durationS,
+    expectedBody: mode.expectedBody,
+  });
   for (const mode of modes) await runLoad(options(mode, 1));
   for (let round = 0; round < load.rounds; round += 1) {
     for (const [i, mode] of modes.entries()) {
@@ -273,7 +294,14 @@ async function modesUnderLoad(modes: readonly LoadMode[], load: { rounds: number
       ...(r.non2xx ? [`${r.non2xx} non-2xx`] : []),
       ...(r.wrongBodies ? [`${r.wrongBodies} bodies other than ${mode.expectedBody ?? '{"ok":true}'}`] : []),
     ]);
-    return { mode: mode.name, rounds: runs.length, rps: median(runs.map((r) => r.rps)), p99Ms: median(runs.map((r) => r.p99)), cpuUsPerRequest: median(runs.map((r) => r.cpuUs)), problems };
+    return {
+      mode: mode.name,
+      rounds: runs.length,
+      rps: median(runs.map((r) => r.rps)),
+      p99Ms: median(runs.map((r) => r.p99)),
+      cpuUsPerRequest: median(runs.map((r) => r.cpuUs)),
+      problems,
+    };
   });
 }
 
@@ -288,7 +316,12 @@ async function largeSessionCost(
   services: Spawned[],
   signIn: (php: PhpServer, id: string) => Promise<string>,
 ): Promise<LargeSessionCost> {
-  const service = await spawnServer(SERVICE_MAIN, [], { ACTIVITY_LOG_URL: 'memory:', PORT: '0', SESSION_STORE: 'php', PHP_SESSION_SAVE_PATH: dir });
+  const service = await spawnServer(SERVICE_MAIN, [], {
+    ACTIVITY_LOG_URL: 'memory:',
+    PORT: '0',
+    SESSION_STORE: 'php',
+    PHP_SESSION_SAVE_PATH: dir,
+  });
   services.push(service);
   const small = await signIn(php, '8');
   // The large session under its own id: the cart a real PHP encoded, with this user signed in.
@@ -297,7 +330,11 @@ async function largeSessionCost(
   const large = `PHPSESSID=${largeId}`;
   const body = new URLSearchParams({ id: '12', field: 'estado', value: 'x' }).toString();
   const post = async (cookie: string) => {
-    const answer = await fetch(`${service.url}${UPDATE_QUOTATION_FIELD.webPath}`, { method: 'POST', body, headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' } });
+    const answer = await fetch(`${service.url}${UPDATE_QUOTATION_FIELD.webPath}`, {
+      method: 'POST',
+      body,
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    });
     const text = await answer.text();
     if (text !== '{"ok":true}') throw new Error(`answered ${answer.status} ${text}`);
   };
@@ -312,5 +349,10 @@ async function largeSessionCost(
     spent[which] += (await serviceCpuSeconds(service.url)) - before;
   }
   const requests = BLOCK * BLOCKS;
-  return { bytes: (await readFile(largeFile)).length, requests, smallUs: (spent.small / requests) * 1e6, largeUs: (spent.large / requests) * 1e6 };
+  return {
+    bytes: (await readFile(largeFile)).length,
+    requests,
+    smallUs: (spent.small / requests) * 1e6,
+    largeUs: (spent.large / requests) * 1e6,
+  };
 }

@@ -31,10 +31,13 @@ export async function benchPlusFlood(service: Spawned, path: string, cookie: str
   const started = Date.now();
   let sent = 0;
   // On schedule even when this process's timers run late: each tick sends what is due.
-  const flood = setInterval(() => {
-    const due = Math.min((FLOOD_MS / 1000) * BODIES_PER_SECOND, Math.floor(((Date.now() - started) * BODIES_PER_SECOND) / 1000) + 1);
-    while (sent < due) answers.push(post(`${service.url}${path}`, body, sent++ % 2 ? undefined : cookie));
-  }, 1000 / BODIES_PER_SECOND / 2);
+  const flood = setInterval(
+    () => {
+      const due = Math.min((FLOOD_MS / 1000) * BODIES_PER_SECOND, Math.floor(((Date.now() - started) * BODIES_PER_SECOND) / 1000) + 1);
+      while (sent < due) answers.push(post(`${service.url}${path}`, body, sent++ % 2 ? undefined : cookie));
+    },
+    1000 / BODIES_PER_SECOND / 2,
+  );
   const times: number[] = [];
   try {
     while (Date.now() - started < FLOOD_MS) {

@@ -11,9 +11,17 @@ export interface Spawned {
 }
 
 /** Starts a Node process and waits for the first stdout line carrying a `"url"`. A service gets an activity spool of its own in the run's scratch folder. */
-export function spawnServer(script: string, args: string[], env: Record<string, string>, nodeArgs: readonly string[] = []): Promise<Spawned> {
+export function spawnServer(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  nodeArgs: readonly string[] = [],
+): Promise<Spawned> {
   const spool = join(scratchDir('spool-'), 'activity-spool');
-  const child = spawn(process.execPath, [...nodeArgs, script, ...args], { env: { PATH: process.env.PATH, ACTIVITY_LOG_SPOOL: spool, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeArgs, script, ...args], {
+    env: { PATH: process.env.PATH, ACTIVITY_LOG_SPOOL: spool, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   return new Promise((resolve, reject) => {
     const onData = (chunk: Buffer) => {
@@ -43,7 +51,10 @@ export function spawnServer(script: string, args: string[], env: Record<string, 
 
 /** CPU time (user + system) a process has used, all its threads or only one of them (its main thread: `tid` = `pid`), in ms. */
 export function cpuMs(pid: number, tid?: number): number {
-  const fields = readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  const fields =
+    readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8')
+      .split(') ')[1]
+      ?.split(' ') ?? [];
   // utime and stime are fields 14 and 15 of /proc/pid/stat, in clock ticks (100 per second on Linux).
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }

@@ -21,9 +21,61 @@ export const OWN_CODE: Part = own;
 
 /** npm packages by the part they count in; a package not named here is one of the "other libraries". */
 const PACKAGE_PARTS: ReadonlyMap<string, Part> = new Map([
-  ...['koa', '@koa/router', 'koa-compose', 'delegates', 'statuses', 'http-errors', 'on-finished', 'ee-first', 'vary', 'accepts', 'negotiator', 'encodeurl', 'escape-html', 'fresh', 'only', 'destroy', 'depd', 'path-to-regexp', 'parseurl', 'debug', 'cache-content-type', 'http-assert', 'mime-types', 'mime-db', 'content-disposition'].map((name) => [name, koa] as const),
-  ...['koa-body', 'co-body', 'qs', 'type-is', 'media-typer', 'raw-body', 'inflation', 'iconv-lite', 'bytes', 'content-type', 'formidable', 'side-channel', 'object-inspect', 'call-bound'].map((name) => [name, body] as const),
-  ...['pino', 'sonic-boom', '@pinojs/redact', 'fast-redact', 'quick-format-unescaped', 'atomic-sleep', 'on-exit-leak-free', 'thread-stream', 'safe-stable-stringify', 'pino-std-serializers'].map((name) => [name, pino] as const),
+  ...[
+    'koa',
+    '@koa/router',
+    'koa-compose',
+    'delegates',
+    'statuses',
+    'http-errors',
+    'on-finished',
+    'ee-first',
+    'vary',
+    'accepts',
+    'negotiator',
+    'encodeurl',
+    'escape-html',
+    'fresh',
+    'only',
+    'destroy',
+    'depd',
+    'path-to-regexp',
+    'parseurl',
+    'debug',
+    'cache-content-type',
+    'http-assert',
+    'mime-types',
+    'mime-db',
+    'content-disposition',
+  ].map((name) => [name, koa] as const),
+  ...[
+    'koa-body',
+    'co-body',
+    'qs',
+    'type-is',
+    'media-typer',
+    'raw-body',
+    'inflation',
+    'iconv-lite',
+    'bytes',
+    'content-type',
+    'formidable',
+    'side-channel',
+    'object-inspect',
+    'call-bound',
+  ].map((name) => [name, body] as const),
+  ...[
+    'pino',
+    'sonic-boom',
+    '@pinojs/redact',
+    'fast-redact',
+    'quick-format-unescaped',
+    'atomic-sleep',
+    'on-exit-leak-free',
+    'thread-stream',
+    'safe-stable-stringify',
+    'pino-std-serializers',
+  ].map((name) => [name, pino] as const),
   ...['koa-session', 'cookies', 'keygrip', 'crc', 'tsscmp'].map((name) => [name, session] as const),
   ['undici', undici],
 ]);
@@ -50,6 +102,29 @@ export function partOf({ functionName, url }: { functionName: string; url: strin
     return url === '' || url.startsWith('node:') ? core : own;
   }
   if (name.startsWith('@cotizaciones/')) return own;
-  if (name === 'fastify' || name.startsWith('@fastify/') || ['find-my-way', 'avvio', 'light-my-request', 'fast-json-stringify', 'abstract-logging', 'process-warning', 'toad-cache', 'fastq', 'reusify', 'rfdc', 'secure-json-parse', 'fast-querystring', 'fast-decode-uri-component', 'cookie', 'ret', 'safe-regex2', 'fast-content-type-parse'].includes(name)) return fastify;
+  if (
+    name === 'fastify' ||
+    name.startsWith('@fastify/') ||
+    [
+      'find-my-way',
+      'avvio',
+      'light-my-request',
+      'fast-json-stringify',
+      'abstract-logging',
+      'process-warning',
+      'toad-cache',
+      'fastq',
+      'reusify',
+      'rfdc',
+      'secure-json-parse',
+      'fast-querystring',
+      'fast-decode-uri-component',
+      'cookie',
+      'ret',
+      'safe-regex2',
+      'fast-content-type-parse',
+    ].includes(name)
+  )
+    return fastify;
   return PACKAGE_PARTS.get(name) ?? other;
 }

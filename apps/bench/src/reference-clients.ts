@@ -13,8 +13,14 @@ export function undiciPost(baseUrl: string): ReferencePost {
 
 /** got as a minimal service would call it: one keep-alive agent, no retries, the JSON body. */
 export function gotPost(baseUrl: string): ReferencePost {
-  const client = got.extend({ prefixUrl: baseUrl, agent: { http: new Agent({ keepAlive: true, maxSockets: 256 }) }, retry: { limit: 0 }, throwHttpErrors: false });
+  const client = got.extend({
+    prefixUrl: baseUrl,
+    agent: { http: new Agent({ keepAlive: true, maxSockets: 256 }) },
+    retry: { limit: 0 },
+    throwHttpErrors: false,
+  });
   return (path, headers, body) => client.post(path.replace(/^\//, ''), { headers, body }).json();
 }
 
-export const referencePost = (client: string | undefined, baseUrl: string): ReferencePost => (client === 'got' ? gotPost(baseUrl) : undiciPost(baseUrl));
+export const referencePost = (client: string | undefined, baseUrl: string): ReferencePost =>
+  client === 'got' ? gotPost(baseUrl) : undiciPost(baseUrl);

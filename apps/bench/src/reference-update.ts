@@ -38,6 +38,7 @@ export async function referenceUpdate(
   const answer = (await post(UPDATE_QUOTATION_FIELD.upstreamPath, headers, JSON.stringify(payload))) as { ok?: unknown };
   const ok = answer.ok === true;
   const entityId = phpIntCast(typeof id === 'string' ? id : '');
-  if (ok && entityId > 0n) activityLog.record({ createdAt: new Date(), eventKey: 'cotizaciones.update', entityId, userId, details: { field } });
+  if (ok && entityId > 0n)
+    activityLog.record({ createdAt: new Date(), eventKey: 'cotizaciones.update', entityId, userId, details: { field } });
   return ok ? '{"ok":true}' : '{"ok":false,"msg":"No se pudo actualizar la cotización."}';
 }

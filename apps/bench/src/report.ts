@@ -17,7 +17,9 @@ const checked = (problems: readonly string[], ok = 'ok') => (problems.length ? p
 export function toMarkdown(report: BenchReport): string {
   const lines = [
     `Run ${report.when} on ${report.machine}.`,
-    `Settings: ${Object.entries(report.settings).map(([k, v]) => `${k}=${String(v)}`).join(', ')}.`,
+    `Settings: ${Object.entries(report.settings)
+      .map(([k, v]) => `${k}=${String(v)}`)
+      .join(', ')}.`,
     '',
     '| upstream delay | target | req/s (median) | × baseline | × Fastify | p50 ms | p99 ms | p99.9 ms | CPU µs / request | peak RSS MB | checks |',
     '|---|---|---|---|---|---|---|---|---|---|---|',
@@ -27,9 +29,15 @@ export function toMarkdown(report: BenchReport): string {
     ),
   ];
   if (report.peakMemory.length) {
-    lines.push('', '| peak memory run (connections opened at once) | connections | req/s | slowest answer ms | CPU µs / request | peak RSS MB | checks |', '|---|---|---|---|---|---|---|');
+    lines.push(
+      '',
+      '| peak memory run (connections opened at once) | connections | req/s | slowest answer ms | CPU µs / request | peak RSS MB | checks |',
+      '|---|---|---|---|---|---|---|',
+    );
     for (const m of report.peakMemory) {
-      lines.push(`| ${m.target} | ${m.connections} | ${fixed(m.rps)} | ${fixed(m.maxMs)} | ${fixed(m.cpuMsPer1000)} | ${fixed(m.peakRssMb, 1)} | ${checked(m.problems)} |`);
+      lines.push(
+        `| ${m.target} | ${m.connections} | ${fixed(m.rps)} | ${fixed(m.maxMs)} | ${fixed(m.cpuMsPer1000)} | ${fixed(m.peakRssMb, 1)} | ${checked(m.problems)} |`,
+      );
     }
   }
   if (report.soak) {
@@ -51,16 +59,26 @@ export function toMarkdown(report: BenchReport): string {
       '',
       `| ${title} | samples | p50 ms | p90 ms | p99 ms | p50 over the first row ms |`,
       '|---|---|---|---|---|---|',
-      ...rows.map((r) => `| ${r.what} | ${r.samples} | ${fixed(r.p50Ms, 3)} | ${fixed(r.p90Ms, 3)} | ${fixed(r.p99Ms, 3)} | ${fixed(r.overFirstMs, 3)} |`),
+      ...rows.map(
+        (r) =>
+          `| ${r.what} | ${r.samples} | ${fixed(r.p50Ms, 3)} | ${fixed(r.p90Ms, 3)} | ${fixed(r.p99Ms, 3)} | ${fixed(r.overFirstMs, 3)} |`,
+      ),
     ];
-    lines.push(...table('PHP session read (adapter)', report.phpSessions.reads), ...table('whole request, by session mode', report.phpSessions.requests));
+    lines.push(
+      ...table('PHP session read (adapter)', report.phpSessions.reads),
+      ...table('whole request, by session mode', report.phpSessions.requests),
+    );
     // One row per cart, each serializer's figures side by side.
     const { decoder } = report.phpSessions;
     const perFormat = [...new Set(decoder.map((d) => d.format))].map((format) => decoder.filter((d) => d.format === format));
-    const columns = perFormat.map((rows) => `${rows[0]!.format}: bytes | PHP session_decode CPU µs | the service's read CPU µs | × PHP (target ≤ 2)`);
+    const columns = perFormat.map(
+      (rows) => `${rows[0]!.format}: bytes | PHP session_decode CPU µs | the service's read CPU µs | × PHP (target ≤ 2)`,
+    );
     lines.push('', `| shop cart | ${columns.join(' | ')} |`, `|---|${'---|---|---|---|'.repeat(perFormat.length)}`);
     for (const [cart] of (perFormat[0] ?? []).entries()) {
-      const cells = perFormat.map((rows) => rows[cart]!).map((d) => `${d.bytes} | ${fixed(d.phpUs)} | ${fixed(d.serviceUs)} | ${fixed(d.serviceUs / d.phpUs, 2)}`);
+      const cells = perFormat
+        .map((rows) => rows[cart]!)
+        .map((d) => `${d.bytes} | ${fixed(d.phpUs)} | ${fixed(d.serviceUs)} | ${fixed(d.serviceUs / d.phpUs, 2)}`);
       lines.push(`| ${cart + 1} | ${cells.join(' | ')} |`);
     }
     const l = report.phpSessions.large;
@@ -73,10 +91,16 @@ export function toMarkdown(report: BenchReport): string {
     );
   }
   if (report.phpSessions?.throughput.length) {
-    lines.push('', '| session mode under load (32 connections, got, 0 ms upstream) | rounds | req/s | × cookie | p99 ms | CPU µs / request | checks |', '|---|---|---|---|---|---|---|');
+    lines.push(
+      '',
+      '| session mode under load (32 connections, got, 0 ms upstream) | rounds | req/s | × cookie | p99 ms | CPU µs / request | checks |',
+      '|---|---|---|---|---|---|---|',
+    );
     const cookie = report.phpSessions.throughput[0]?.rps ?? 1;
     for (const r of report.phpSessions.throughput) {
-      lines.push(`| ${r.mode} | ${r.rounds} | ${fixed(r.rps)} | ${fixed(r.rps / cookie, 2)} | ${fixed(r.p99Ms, 1)} | ${fixed(r.cpuUsPerRequest)} | ${checked(r.problems)} |`);
+      lines.push(
+        `| ${r.mode} | ${r.rounds} | ${fixed(r.rps)} | ${fixed(r.rps / cookie, 2)} | ${fixed(r.p99Ms, 1)} | ${fixed(r.cpuUsPerRequest)} | ${checked(r.problems)} |`,
+      );
     }
   }
   if (report.cli) {
@@ -92,7 +116,8 @@ export function toMarkdown(report: BenchReport): string {
   }
   if (report.fairShare) {
     lines.push('', '| a newcomer beside | its request | samples | p50 ms | p99 ms |', '|---|---|---|---|---|');
-    for (const f of report.fairShare.rows) lines.push(`| ${f.beside} | ${f.probe} | ${f.samples} | ${fixed(f.p50Ms, 2)} | ${fixed(f.p99Ms, 2)} |`);
+    for (const f of report.fairShare.rows)
+      lines.push(`| ${f.beside} | ${f.probe} | ${f.samples} | ${fixed(f.p50Ms, 2)} | ${fixed(f.p99Ms, 2)} |`);
     const flood = report.fairShare.flood;
     lines.push(
       '',
@@ -100,25 +125,36 @@ export function toMarkdown(report: BenchReport): string {
     );
   }
   lines.push('', '| target | this run | met |', '|---|---|---|');
-  for (const check of checkTargets(report)) lines.push(`| ${check.target} | ${check.measured} | ${check.met === undefined ? '–' : check.met ? 'yes' : 'NO'} |`);
+  for (const check of checkTargets(report))
+    lines.push(`| ${check.target} | ${check.measured} | ${check.met === undefined ? '–' : check.met ? 'yes' : 'NO'} |`);
   return `${lines.join('\n')}\n`;
 }
 
 /** Tracing off against what is left of it on the request path; on (every request sampled) against off, in the same rounds. */
 function tracingLines(report: BenchReport): string[] {
-  const lines = ['', '| tracing, service: undici, cookie+sqlite | upstream delay | CPU µs / request | × off | req/s | p99 ms |', '|---|---|---|---|---|---|'];
+  const lines = [
+    '',
+    '| tracing, service: undici, cookie+sqlite | upstream delay | CPU µs / request | × off | req/s | p99 ms |',
+    '|---|---|---|---|---|---|',
+  ];
   const undiciCookie = (t: TargetSummary) => t.setting?.client === 'undici' && t.setting.stores === 'cookie+sqlite' && !t.setting.candidate;
   const offRows = report.targets.filter((t) => undiciCookie(t) && !t.setting?.traced);
   for (const off of offRows) {
     lines.push(`| off | ${off.delayMs} ms | ${fixed(off.cpuMsPer1000)} | 1.00 | ${fixed(off.rps)} | ${fixed(off.p99, 1)} |`);
     const on = report.targets.find((t) => t.delayMs === off.delayMs && undiciCookie(t) && t.setting?.traced);
-    if (on) lines.push(`| on, every request sampled, OTLP/HTTP protobuf | ${on.delayMs} ms | ${fixed(on.cpuMsPer1000)} | ${fixed(on.cpuMsPer1000 / off.cpuMsPer1000, 2)} | ${fixed(on.rps)} | ${fixed(on.p99, 1)} |`);
+    if (on)
+      lines.push(
+        `| on, every request sampled, OTLP/HTTP protobuf | ${on.delayMs} ms | ${fixed(on.cpuMsPer1000)} | ${fixed(on.cpuMsPer1000 / off.cpuMsPer1000, 2)} | ${fixed(on.rps)} | ${fixed(on.p99, 1)} |`,
+      );
   }
   const ns = report.tracingOff.nsPerRequest;
   const leanest = Math.min(...offRows.map((t) => t.cpuMsPer1000));
   // Without a measured row (`--delays ""`) there is no CPU per request to state it against.
   const share = offRows.length ? `, ${fixed(ns / 10 / leanest, 3)} % of the service's CPU per request (target < 1 %)` : '';
-  lines.push('', `Tracing off: what is left of it on a request's path (the upstream call's header injection, the log line's span lookup) takes ${fixed(ns)} ns per request${share}.`);
+  lines.push(
+    '',
+    `Tracing off: what is left of it on a request's path (the upstream call's header injection, the log line's span lookup) takes ${fixed(ns)} ns per request${share}.`,
+  );
   return lines;
 }
 

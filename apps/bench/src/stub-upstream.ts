@@ -19,7 +19,8 @@ const server = createServer((req, res) => {
     const id = chunks.length ? (JSON.parse(Buffer.concat(chunks).toString()) as { id?: unknown }).id : undefined;
     const answer = () => {
       if (id === 'fail') res.writeHead(500, { 'content-type': 'text/html' }).end('<h1>Internal Server Error</h1>');
-      else if (id === 'refuse') res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":false,"error":{"message":"No se puede."}}');
+      else if (id === 'refuse')
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":false,"error":{"message":"No se puede."}}');
       else res.writeHead(200, { 'content-type': 'application/json', 'content-length': OK.length }).end(OK);
     };
     if (delayMs > 0) setTimeout(answer, delayMs);

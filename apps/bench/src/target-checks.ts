@@ -26,13 +26,23 @@ export function checkTargets(report: BenchReport): TargetCheck[] {
   const ratioCheck = (name: string, of: TargetSummary | undefined, against: TargetSummary | undefined, limit: number, note = '') => {
     if (!of || !against) return checks.push({ target: name, measured: 'not measured', met: undefined });
     const ratio = of.cpuMsPer1000 / against.cpuMsPer1000;
-    return checks.push({ target: name, measured: `${fixed(ratio)} × (${fixed(of.cpuMsPer1000, 0)} against ${fixed(against.cpuMsPer1000, 0)} µs; ${fixed(of.rps, 0)} against ${fixed(against.rps, 0)} req/s, p99 ${of.p99} against ${against.p99} ms)${note}`, met: ratio <= limit });
+    return checks.push({
+      target: name,
+      measured: `${fixed(ratio)} × (${fixed(of.cpuMsPer1000, 0)} against ${fixed(against.cpuMsPer1000, 0)} µs; ${fixed(of.rps, 0)} against ${fixed(against.rps, 0)} req/s, p99 ${of.p99} against ${against.p99} ms)${note}`,
+      met: ratio <= limit,
+    });
   };
   // What the chosen libraries cost before any of the service's own work, in the same rounds.
   const floor = role('koa-floor');
   const reference = role('reference');
   const floorNote = floor && reference ? `; the Koa floor alone ${fixed(floor.cpuMsPer1000 / reference.cpuMsPer1000)} ×` : '';
-  ratioCheck('service, undici: CPU per request ≤ 1.25 × the Fastify reference (0 ms upstream)', service('undici'), reference, 1.25, floorNote);
+  ratioCheck(
+    'service, undici: CPU per request ≤ 1.25 × the Fastify reference (0 ms upstream)',
+    service('undici'),
+    reference,
+    1.25,
+    floorNote,
+  );
   ratioCheck('service, got: CPU per request ≤ 1.05 × Koa + got (0 ms upstream)', service('got'), role('koa-got'), 1.05);
 
   const php = report.phpSessions?.throughput;
@@ -52,7 +62,10 @@ export function checkTargets(report: BenchReport): TargetCheck[] {
   const emptyRatio = empty && noCookie ? empty.rps / noCookie.rps : undefined;
   checks.push({
     target: "SESSION_STORE=php, files: anonymous req/s, an empty session's cookie ≥ 0.8 × none",
-    measured: emptyRatio === undefined ? 'not measured' : `${fixed(emptyRatio)} × (${fixed(empty!.rps, 0)} against ${fixed(noCookie!.rps, 0)} req/s)`,
+    measured:
+      emptyRatio === undefined
+        ? 'not measured'
+        : `${fixed(emptyRatio)} × (${fixed(empty!.rps, 0)} against ${fixed(noCookie!.rps, 0)} req/s)`,
     met: emptyRatio === undefined ? undefined : emptyRatio >= 0.8,
   });
 
@@ -60,7 +73,9 @@ export function checkTargets(report: BenchReport): TargetCheck[] {
   const undici = report.cli?.find((c) => c.client === 'undici');
   checks.push({
     target: `CLI (got, --concurrency 16, 20 ms upstream): ≥ 80 % of the latency bound`,
-    measured: cli ? `${fixed((100 * cli.linesPerSecond) / cli.boundPerSecond, 1)} % (${fixed(cli.linesPerSecond, 0)} of ${fixed(cli.boundPerSecond, 0)} lines/s)` : 'not measured',
+    measured: cli
+      ? `${fixed((100 * cli.linesPerSecond) / cli.boundPerSecond, 1)} % (${fixed(cli.linesPerSecond, 0)} of ${fixed(cli.boundPerSecond, 0)} lines/s)`
+      : 'not measured',
     met: cli ? cli.linesPerSecond >= 0.8 * cli.boundPerSecond : undefined,
   });
   checks.push({
@@ -84,7 +99,10 @@ export function checkTargets(report: BenchReport): TargetCheck[] {
   const slowest = probes?.length ? Math.max(...probes.map((row) => row.p99Ms)) : undefined;
   checks.push({
     target: `/healthz and /readyz beside 800 busy connections: p99 ≤ ${PROBE_P99_MS} ms`,
-    measured: slowest === undefined ? 'not measured' : probes!.map((row) => `${row.probe.split(' ')[1]} p50 ${fixed(row.p50Ms, 1)}, p99 ${fixed(row.p99Ms, 1)} ms`).join('; '),
+    measured:
+      slowest === undefined
+        ? 'not measured'
+        : probes!.map((row) => `${row.probe.split(' ')[1]} p50 ${fixed(row.p50Ms, 1)}, p99 ${fixed(row.p99Ms, 1)} ms`).join('; '),
     met: slowest === undefined ? undefined : slowest <= PROBE_P99_MS,
   });
 
@@ -92,7 +110,10 @@ export function checkTargets(report: BenchReport): TargetCheck[] {
   const spoolShare = service('got') ? (100 * report.spool.usPerEntry) / service('got')!.cpuMsPer1000 : undefined;
   checks.push({
     target: 'activity spool: ≤ 5 % of the CPU per request',
-    measured: spoolShare === undefined ? 'not measured' : `${fixed(spoolShare, 2)} % (${fixed(report.spool.usPerEntry, 1)} µs an entry against ${fixed(service('got')!.cpuMsPer1000, 0)} µs a request, got, cookie+sqlite)`,
+    measured:
+      spoolShare === undefined
+        ? 'not measured'
+        : `${fixed(spoolShare, 2)} % (${fixed(report.spool.usPerEntry, 1)} µs an entry against ${fixed(service('got')!.cpuMsPer1000, 0)} µs a request, got, cookie+sqlite)`,
     met: spoolShare === undefined ? undefined : spoolShare <= 5,
   });
   return checks;

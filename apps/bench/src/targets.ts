@@ -17,7 +17,10 @@ const SERVICE_PACKAGES = ['../../koa-server', '../../../packages/runtime', '../.
 
 /** Measuring a build of other sources would report on code that is no longer there: refuse. */
 function assertServiceBuilt(): void {
-  assertBuilt(SERVICE_PACKAGES.map((dir) => fileURLToPath(new URL(dir, import.meta.url))), "the service's build");
+  assertBuilt(
+    SERVICE_PACKAGES.map((dir) => fileURLToPath(new URL(dir, import.meta.url))),
+    "the service's build",
+  );
 }
 const BASELINE = fileURLToPath(new URL('./baseline-forwarder.js', import.meta.url));
 const FASTIFY = fileURLToPath(new URL('./fastify-reference.js', import.meta.url));
@@ -44,12 +47,24 @@ export interface Target {
 }
 
 /** A reference server (one script, its batched in-memory log behind `/__rows`) fed the given cookies. */
-function referenceTarget(name: string, role: Target['role'], script: string, cookies: (users: number) => string[], nodeArgs: readonly string[], args: string[] = []): Target {
+function referenceTarget(
+  name: string,
+  role: Target['role'],
+  script: string,
+  cookies: (users: number) => string[],
+  nodeArgs: readonly string[],
+  args: string[] = [],
+): Target {
   return {
     name,
     role,
     async start(upstreamUrl, users) {
-      const process = await spawnServer(script, args, { UPSTREAM_BASE_URL: upstreamUrl, SESSION_KEYS: SESSION_KEY, UPSTREAM_TOKEN: 'bench-token' }, nodeArgs);
+      const process = await spawnServer(
+        script,
+        args,
+        { UPSTREAM_BASE_URL: upstreamUrl, SESSION_KEYS: SESSION_KEY, UPSTREAM_TOKEN: 'bench-token' },
+        nodeArgs,
+      );
       const signed = cookies(users);
       return {
         process,
@@ -67,7 +82,9 @@ function referenceTarget(name: string, role: Target['role'], script: string, coo
 function fastifyCookies(users: number): string[] {
   const now = Date.now();
   return Array.from({ length: users }, (_, i) => {
-    const value = Buffer.from(JSON.stringify({ user: { id: String(i + 1) }, expiresAt: now + 8 * 3_600_000, seenAt: now })).toString('base64url');
+    const value = Buffer.from(JSON.stringify({ user: { id: String(i + 1) }, expiresAt: now + 8 * 3_600_000, seenAt: now })).toString(
+      'base64url',
+    );
     return `cotizaciones.sid=${sign(value, SESSION_KEY)}`;
   });
 }
@@ -84,7 +101,13 @@ export function referenceTargets(nodeArgs: readonly string[]): Target[] {
     // Koa and its router alone (no session, body parser or log): what Koa itself costs.
     referenceTarget('Koa alone: Koa 3 + @koa/router + undici, no session', 'koa-alone', KOA_ALONE, signedCookies, nodeArgs),
     // The Fastify reference's handler on the project's own libraries (Koa, koa-session as the service uses it, koa-body): their floor.
-    referenceTarget("Koa floor: Koa 3 + koa-session (the service's signer) + koa-body + pino + undici", 'koa-floor', KOA, signedCookies, nodeArgs),
+    referenceTarget(
+      "Koa floor: Koa 3 + koa-session (the service's signer) + koa-body + pino + undici",
+      'koa-floor',
+      KOA,
+      signedCookies,
+      nodeArgs,
+    ),
     // The Koa floor with got for undici: the least a Koa service on got costs, the service's got row's reference.
     referenceTarget('Koa + got: the Koa floor with got', 'koa-got', KOA, signedCookies, nodeArgs, ['got']),
   ];

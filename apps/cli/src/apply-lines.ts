@@ -94,7 +94,11 @@ export async function applyLines(input: AsyncIterable<InputLine>, options: Apply
       const appliedAt = parts.journal?.appliedAt(line);
       if (appliedAt !== undefined) {
         if (appliedAt !== line.line) moved += 1;
-        report({ line: line.line, outcome: 'skipped', message: `applied by an earlier run${appliedAt === line.line ? '' : ` (as line ${appliedAt})`}` });
+        report({
+          line: line.line,
+          outcome: 'skipped',
+          message: `applied by an earlier run${appliedAt === line.line ? '' : ` (as line ${appliedAt})`}`,
+        });
       } else {
         while (inFlight.size >= options.concurrency) await Promise.race(inFlight);
         await options.pace();

@@ -1,7 +1,6 @@
 import { hash } from 'node:crypto';
 import { OPERATIONS, paramNames, type Operation } from '@cotizaciones/core';
 
-
 /** One line of the input file, ready for its use case. */
 export interface ChangeLine {
   /** Line number in the file (1 = the first line, a CSV header included). */
@@ -56,7 +55,12 @@ const CATALOG_LINES = lineReader(OPERATIONS);
 export const COLUMNS = CATALOG_LINES.columns;
 export const toInputLine = CATALOG_LINES.toInputLine;
 
-function checkedLine(byLineName: ReadonlyMap<string, Operation>, line: number, record: Readonly<Record<string, unknown>>, occurrenceOf: (hash: string) => number): InputLine {
+function checkedLine(
+  byLineName: ReadonlyMap<string, Operation>,
+  line: number,
+  record: Readonly<Record<string, unknown>>,
+  occurrenceOf: (hash: string) => number,
+): InputLine {
   const operation = record.operation;
   const known = typeof operation === 'string' ? byLineName.get(operation) : undefined;
   if (typeof operation !== 'string' || !known) {
@@ -78,7 +82,12 @@ function checkedLine(byLineName: ReadonlyMap<string, Operation>, line: number, r
  * A line that can be sent, its hash computed once and its occurrence counted by `occurrenceOf` (one
  * counter per file): the journal and the idempotency key both use them.
  */
-export function changeLine(line: number, operation: string, params: ReadonlyMap<string, string>, occurrenceOf: (hash: string) => number): ChangeLine {
+export function changeLine(
+  line: number,
+  operation: string,
+  params: ReadonlyMap<string, string>,
+  occurrenceOf: (hash: string) => number,
+): ChangeLine {
   const content = JSON.stringify([operation, [...params].sort(([a], [b]) => (a < b ? -1 : 1))]);
   const digest = hash('sha256', content, 'hex').slice(0, 32);
   return { line, operation, params, hash: digest, occurrence: occurrenceOf(digest) };

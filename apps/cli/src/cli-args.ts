@@ -86,13 +86,16 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
   }
   if (rest.length) throw new UsageError(`one file at a time (also got ${rest.join(' ')})`);
   if (command === 'replay-dead-letter') {
-    const given = Object.keys(values).filter((name) => name !== 'from-log' && argv.some((arg) => arg === `--${name}` || arg.startsWith(`--${name}=`)));
+    const given = Object.keys(values).filter(
+      (name) => name !== 'from-log' && argv.some((arg) => arg === `--${name}` || arg.startsWith(`--${name}=`)),
+    );
     if (given.length) throw new UsageError(`replay-dead-letter takes no option but --from-log (got --${given[0]})`);
     const fromLog = values['from-log'];
-    if (fromLog !== undefined && file !== undefined) throw new UsageError('replay-dead-letter takes a dead-letter file or --from-log <captured log>, not both');
+    if (fromLog !== undefined && file !== undefined)
+      throw new UsageError('replay-dead-letter takes a dead-letter file or --from-log <captured log>, not both');
     return { command, file, fromLog };
   }
-  if (values['from-log'] !== undefined) throw new UsageError('--from-log is replay-dead-letter\'s option');
+  if (values['from-log'] !== undefined) throw new UsageError("--from-log is replay-dead-letter's option");
   if (file === undefined) throw new UsageError('apply needs the file of changes');
   if (!values.as?.trim()) throw new UsageError('--as <user id> is required: every change is made and audited as that user');
   return {
@@ -111,6 +114,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
 
 function positive(name: string, text: string, max: number): number {
   const value = Number(text);
-  if (!/^\d+$/.test(text) || value < 1 || value > max) throw new UsageError(`${name} must be a whole number from 1 to ${max}, not ${JSON.stringify(text)}`);
+  if (!/^\d+$/.test(text) || value < 1 || value > max)
+    throw new UsageError(`${name} must be a whole number from 1 to ${max}, not ${JSON.stringify(text)}`);
   return value;
 }

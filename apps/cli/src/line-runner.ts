@@ -1,4 +1,12 @@
-import { OPERATIONS, PortFailure, useCases, type Operation, type Session, type UseCaseDeps, type UpstreamRequest } from '@cotizaciones/core';
+import {
+  OPERATIONS,
+  PortFailure,
+  useCases,
+  type Operation,
+  type Session,
+  type UseCaseDeps,
+  type UpstreamRequest,
+} from '@cotizaciones/core';
 import { errorSummary } from '@cotizaciones/runtime';
 import type { ChangeLine } from './change-line.js';
 import { lineRequestId } from './line-identity.js';
@@ -20,7 +28,11 @@ export interface RunIdentity {
  * Each line through the same use case as its web endpoint: same payload rules, replies and audit entries.
  * `operations`: the core's catalog unless a test runs another.
  */
-export function lineRunner(deps: UseCaseDeps, identity: RunIdentity, operations: readonly Operation[] = OPERATIONS): (line: ChangeLine) => Promise<LineResult> {
+export function lineRunner(
+  deps: UseCaseDeps,
+  identity: RunIdentity,
+  operations: readonly Operation[] = OPERATIONS,
+): (line: ChangeLine) => Promise<LineResult> {
   const byName = useCases(deps, operations);
   const byLineName = new Map(operations.map((operation) => [operation.lineName, byName.get(operation.name)]));
   const session = signedIn(identity.userId);
@@ -63,7 +75,11 @@ export function dryRunner(identity: RunIdentity): (line: ChangeLine) => Promise<
       ...(dropped.length ? [`${dropped.join(', ')} not sent with these parameters`] : []),
       ...(audited ? [] : [`no audit row: id ${JSON.stringify(line.params.get('id'))} is not a positive integer`]),
     ];
-    return { line: line.line, outcome: 'dry-run', message: [`POST ${sent.path} ${JSON.stringify(payload)}`, ...warnings.map((w) => `warning: ${w}`)].join('; ') };
+    return {
+      line: line.line,
+      outcome: 'dry-run',
+      message: [`POST ${sent.path} ${JSON.stringify(payload)}`, ...warnings.map((w) => `warning: ${w}`)].join('; '),
+    };
   };
 }
 

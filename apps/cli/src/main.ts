@@ -11,7 +11,11 @@ import { VERSION } from './version.js';
 async function replay(args: ReplayArgs): Promise<number> {
   const problems: ConfigProblems = new Map();
   const config = readActivityLogConfig(process.env, problems);
-  if (problems.size > 0) return fail(2, [...problems.values()].map((line) => `configuration error: ${line}`));
+  if (problems.size > 0)
+    return fail(
+      2,
+      [...problems.values()].map((line) => `configuration error: ${line}`),
+    );
   const stop = new AbortController();
   onStopSignals(
     () => stop.abort(),

@@ -39,7 +39,12 @@ export interface OpenRun {
  * Opens the journal, tracing, the adapters and the results file of a run, says on stderr where it
  * goes, and confirms an earlier stopped run's audit entries; or the lines refusing it (exit code 2).
  */
-export async function openRun(args: ApplyArgs, config: RuntimeConfig, target: string | undefined, resume: string): Promise<OpenRun | { readonly refused: readonly string[] }> {
+export async function openRun(
+  args: ApplyArgs,
+  config: RuntimeConfig,
+  target: string | undefined,
+  resume: string,
+): Promise<OpenRun | { readonly refused: readonly string[] }> {
   // The server log's rules (levels, no secret), on stderr: stdout carries the summary.
   const log = createLog(config.logLevel === 'info' ? 'warn' : config.logLevel, process.stderr);
   const newRunId = `cli-${new Date().toISOString().replace(/[-:.]/g, '')}-${randomBytes(3).toString('hex')}`;
@@ -55,18 +60,26 @@ export async function openRun(args: ApplyArgs, config: RuntimeConfig, target: st
   // Before the adapters: their spans go to the provider started here.
   const tracing = args.dryRun ? undefined : await openTracing(config.tracing, log, 'cotizaciones-cli');
   // No audit entry is stored before the journal names its line: a rerun after a kill then never writes one twice.
-  const adapters = args.dryRun ? undefined : await openAdapters(config, log, { beforeActivityWrite: () => journal?.flush(), channel: 'batch' });
+  const adapters = args.dryRun
+    ? undefined
+    : await openAdapters(config, log, { beforeActivityWrite: () => journal?.flush(), channel: 'batch' });
   // A dry run shows its first rows as they come; the rest are in the file (a million lines are not held or printed).
   let rows = 0;
-  const results = openResultsFile(args.results, args.dryRun ? (row) => void (rows++ < DRY_RUN_SHOWN && process.stdout.write(row)) : undefined);
+  const results = openResultsFile(
+    args.results,
+    args.dryRun ? (row) => void (rows++ < DRY_RUN_SHOWN && process.stdout.write(row)) : undefined,
+  );
   process.stderr.write(
     `${args.dryRun ? 'dry run' : `applying as user ${identity.userId} to ${target ?? 'the built-in demo upstream'}`}; results in ${args.results}` +
       `${results.kept ? ` (the earlier run's kept as ${results.kept})` : ''}\n`,
   );
   if (journal && journal.byLineNumber > 0) {
-    process.stderr.write(`journal: ${journal.byLineNumber} of its lines were recorded by an earlier version by line number: each is read as the next line with its content, wherever it is now\n`);
+    process.stderr.write(
+      `journal: ${journal.byLineNumber} of its lines were recorded by an earlier version by line number: each is read as the next line with its content, wherever it is now\n`,
+    );
   }
-  const marks = adapters && journal ? auditMarks(adapters.deps.activityLog, journal, (line) => lineRequestId(identity.runId, line)) : undefined;
+  const marks =
+    adapters && journal ? auditMarks(adapters.deps.activityLog, journal, (line) => lineRequestId(identity.runId, line)) : undefined;
   if (marks && adapters && journal) await recoverAudit(marks, adapters, journal.pending.length);
   return {
     args,
@@ -94,8 +107,12 @@ export async function openRun(args: ApplyArgs, config: RuntimeConfig, target: st
 async function recoverAudit(marks: AuditMarks, adapters: NonNullable<OpenRun['adapters']>, pending: number): Promise<void> {
   const recovered = await marks.recover(adapters.activityStore);
   if ('error' in recovered) {
-    process.stderr.write(`audit: ${pending} entries of an earlier run may not be in the activity log, which cannot be asked now (${errorSummary(recovered.error).message}): they stay pending for the next run\n`);
+    process.stderr.write(
+      `audit: ${pending} entries of an earlier run may not be in the activity log, which cannot be asked now (${errorSummary(recovered.error).message}): they stay pending for the next run\n`,
+    );
   } else if (pending > 0) {
-    process.stderr.write(`audit: an earlier run was stopped before ${pending} of its entries were confirmed: ${recovered.found} are in the activity log, ${recovered.rewritten} written now\n`);
+    process.stderr.write(
+      `audit: an earlier run was stopped before ${pending} of its entries were confirmed: ${recovered.found} are in the activity log, ${recovered.rewritten} written now\n`,
+    );
   }
 }

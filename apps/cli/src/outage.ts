@@ -7,7 +7,9 @@ export interface OutageOptions {
   /** Aborted on Ctrl-C: a line waiting for the upstream is given up at once. */
   readonly signal: AbortSignal;
   /** Told once when an outage starts, and once when the upstream answers again. */
-  readonly onOutage: (state: { readonly down: true; readonly message: string } | { readonly down: false; readonly waitedMs: number }) => void;
+  readonly onOutage: (
+    state: { readonly down: true; readonly message: string } | { readonly down: false; readonly waitedMs: number },
+  ) => void;
   /** Told once, when the upstream stayed unreachable for `maxWaitMs`: the run must stop. */
   readonly onGiveUp: () => void;
   readonly now?: () => number;
@@ -82,7 +84,10 @@ export function outageGuard(run: (line: ChangeLine) => Promise<LineResult>, opti
             options.onGiveUp();
           }
           end();
-          return { ...result, message: `not sent: the upstream could not be reached for ${Math.round(waited / 1000)} s (${result.message})` };
+          return {
+            ...result,
+            message: `not sent: the upstream could not be reached for ${Math.round(waited / 1000)} s (${result.message})`,
+          };
         }
         await sleep(Math.min(LONGEST_WAIT_MS, FIRST_WAIT_MS * 2 ** attempt, options.maxWaitMs - waited), options.signal);
       }

@@ -54,7 +54,8 @@ function ndjsonLine(line: number, text: string, occurrenceOf: (hash: string) => 
   }
   if (typeof record !== 'object' || record === null || Array.isArray(record)) return { line, problem: 'not a JSON object' };
   const inexact = inexactNumber(text);
-  if (inexact !== undefined) return { line, problem: `the number ${inexact} would not be sent as written: write it as a string ("${inexact}")` };
+  if (inexact !== undefined)
+    return { line, problem: `the number ${inexact} would not be sent as written: write it as a string ("${inexact}")` };
   return toInputLine(line, record as Record<string, unknown>, occurrenceOf);
 }
 
@@ -106,14 +107,16 @@ export function csvCells(text: string, line: number): string[] {
     return cells;
   } catch (error) {
     if (!(error instanceof CsvError)) throw error;
-    if (error.code === 'CSV_QUOTE_NOT_CLOSED') throw new UsageError(`a quote opened on line ${line} is not closed on it (a cell cannot span lines)`);
+    if (error.code === 'CSV_QUOTE_NOT_CLOSED')
+      throw new UsageError(`a quote opened on line ${line} is not closed on it (a cell cannot span lines)`);
     throw new UsageError(error.message.replace(/ on line \d+$/, ''));
   }
 }
 
 function checkHeader(header: string[]): string[] {
   const unknown = header.filter((name) => !COLUMNS.has(name));
-  if (unknown.length) throw new UsageError(`unknown column ${unknown.map((name) => JSON.stringify(name)).join(', ')} (columns: ${[...COLUMNS].join(', ')})`);
+  if (unknown.length)
+    throw new UsageError(`unknown column ${unknown.map((name) => JSON.stringify(name)).join(', ')} (columns: ${[...COLUMNS].join(', ')})`);
   if (!header.includes('operation')) throw new UsageError('the header row has no "operation" column');
   return header;
 }

@@ -11,14 +11,19 @@ import { UsageError } from './usage-error.js';
  * only the entries not written; a log is only read. 0 when every entry was written or already
  * stored, 1 otherwise.
  */
-export async function replayDeadLetter(config: ActivityLogConfig, args: Pick<ReplayArgs, 'file' | 'fromLog'>, signal: AbortSignal): Promise<number> {
+export async function replayDeadLetter(
+  config: ActivityLogConfig,
+  args: Pick<ReplayArgs, 'file' | 'fromLog'>,
+  signal: AbortSignal,
+): Promise<number> {
   const path = args.fromLog ?? args.file ?? config.activityLogDeadLetter;
   const engine = sqlEngineOf(config.activityLogUrl);
   if (engine === undefined) throw new UsageError('ACTIVITY_LOG_URL must be sqlite:<file>, postgres://… or mysql://… to replay into');
   // The store's errors never carry the URL's password: it takes it out of every driver message.
   const store = await openSqlActivityLogStore(config.activityLogUrl, { table: config.activityLogTable });
   try {
-    const result = args.fromLog === undefined ? await replayDeadLetterFile(path, store, { signal }) : await replayCapturedLog(path, store, { signal });
+    const result =
+      args.fromLog === undefined ? await replayDeadLetterFile(path, store, { signal }) : await replayCapturedLog(path, store, { signal });
     const source = args.fromLog === undefined ? path : `${path} (captured log, left as it is)`;
     process.stdout.write(`replay-dead-letter: ${source} → ${engine} table ${config.activityLogTable}: ${summary(result)}\n`);
     if (result.stoppedBy) process.stdout.write(`replay-dead-letter: stopped early: ${result.stoppedBy}\n`);

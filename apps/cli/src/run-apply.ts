@@ -26,7 +26,9 @@ export interface RunOutcome {
  */
 export async function runApply(run: OpenRun, stop: AbortController): Promise<RunOutcome> {
   const { args, adapters, marks, journal, identity } = run;
-  const untraced = adapters ? lineRunner(marks ? { ...adapters.deps, activityLog: marks.activityLog } : adapters.deps, identity) : dryRunner(identity);
+  const untraced = adapters
+    ? lineRunner(marks ? { ...adapters.deps, activityLog: marks.activityLog } : adapters.deps, identity)
+    : dryRunner(identity);
   const traced = run.tracing?.enabled ? tracedLines(untraced, identity.runId) : undefined;
   let gaveUp = false;
   const outage = outageGuard(traced?.run ?? untraced, {
@@ -56,7 +58,10 @@ export async function runApply(run: OpenRun, stop: AbortController): Promise<Run
       },
       {
         run: outage.run,
-        journal: journal && { appliedAt: (line) => journal.appliedAt(line), record: (line) => (marks ? marks.applied(line) : journal.record(line)) },
+        journal: journal && {
+          appliedAt: (line) => journal.appliedAt(line),
+          record: (line) => (marks ? marks.applied(line) : journal.record(line)),
+        },
         results: run.results,
         progress: progress(process.stderr, total),
       },

@@ -32,7 +32,9 @@ export function reportLines(report: RunReport): string[] {
     `${report.title}: ${counts.map(([name, count]) => `${count} ${name}`).join(', ') || 'no line'}` +
       `${summary.interrupted ? `; ${report.gaveUp ? 'stopped: the upstream could not be reached' : 'interrupted'}` : ''}; results in ${report.resultsPath}`,
     ...(summary.moved > 0
-      ? [`journal: ${summary.moved} of the skipped lines ${summary.moved === 1 ? 'was' : 'were'} at another line number when applied (lines inserted, removed or moved since): known by their content, not sent again`]
+      ? [
+          `journal: ${summary.moved} of the skipped lines ${summary.moved === 1 ? 'was' : 'were'} at another line number when applied (lines inserted, removed or moved since): known by their content, not sent again`,
+        ]
       : []),
     ...(unwritten > 0
       ? [

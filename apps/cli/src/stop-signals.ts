@@ -12,9 +12,14 @@ export function onApplyStop(run: OpenRun, stop: AbortController): void {
       stop.abort();
     },
     (signal) => {
-      process.stderr.write(`\n${signal} again: stopping now; lines in flight may or may not be applied (a rerun sends them again, with the same idempotency keys)\n${run.resume}\n`);
+      process.stderr.write(
+        `\n${signal} again: stopping now; lines in flight may or may not be applied (a rerun sends them again, with the same idempotency keys)\n${run.resume}\n`,
+      );
       // Audit entries still queued go to the dead-letter file rather than being lost.
-      void Promise.race([Promise.all([run.adapters?.close(0), run.tracing?.shutdown(1_000)]), new Promise((resolve) => setTimeout(resolve, 2_000))]).finally(() => {
+      void Promise.race([
+        Promise.all([run.adapters?.close(0), run.tracing?.shutdown(1_000)]),
+        new Promise((resolve) => setTimeout(resolve, 2_000)),
+      ]).finally(() => {
         run.marks?.finish();
         try {
           run.journal?.flush();

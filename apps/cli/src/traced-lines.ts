@@ -21,7 +21,11 @@ export function tracedLines(run: (line: ChangeLine) => Promise<LineResult>, runI
     run: (line) =>
       tracer.startActiveSpan(
         `line ${line.operation}`,
-        { root: true, links, attributes: { 'cotizaciones.run_id': runId, 'cotizaciones.line': line.line, 'cotizaciones.operation': line.operation } },
+        {
+          root: true,
+          links,
+          attributes: { 'cotizaciones.run_id': runId, 'cotizaciones.line': line.line, 'cotizaciones.operation': line.operation },
+        },
         async (span) => {
           try {
             const result = await run(line);

@@ -17,9 +17,15 @@ describe('what apply checks before it opens anything', () => {
   });
 
   it('refuses an input that is not a file, and a results or journal file that is the input, with the usage', () => {
-    expect(applySettings(parseCliArgs(['apply', join(dir, 'none.csv'), '--as', '7']) as ApplyArgs, env)).toEqual({ refused: [`cotizaciones: no such file: ${join(dir, 'none.csv')}`, '', USAGE] });
-    expect(applySettings(args('--results', input), env)).toEqual({ refused: [`cotizaciones: --results ${input} is the input file`, '', USAGE] });
-    expect(applySettings(args('--journal', input), env)).toEqual({ refused: [`cotizaciones: --journal ${input} is the input file`, '', USAGE] });
+    expect(applySettings(parseCliArgs(['apply', join(dir, 'none.csv'), '--as', '7']) as ApplyArgs, env)).toEqual({
+      refused: [`cotizaciones: no such file: ${join(dir, 'none.csv')}`, '', USAGE],
+    });
+    expect(applySettings(args('--results', input), env)).toEqual({
+      refused: [`cotizaciones: --results ${input} is the input file`, '', USAGE],
+    });
+    expect(applySettings(args('--journal', input), env)).toEqual({
+      refused: [`cotizaciones: --journal ${input} is the input file`, '', USAGE],
+    });
   });
 
   it('refuses a configuration error, one line per problem, without its secret', () => {
@@ -30,13 +36,17 @@ describe('what apply checks before it opens anything', () => {
 
   it('refuses a token kept in the web session, which the command line has not', () => {
     expect(applySettings(args(), { UPSTREAM_BASE_URL: env.UPSTREAM_BASE_URL, UPSTREAM_TOKEN_SESSION_KEY: 'upstream_token' })).toEqual({
-      refused: ['configuration error: UPSTREAM_TOKEN_SESSION_KEY: the command line has no web session; set UPSTREAM_TOKEN or UPSTREAM_TOKEN_URL'],
+      refused: [
+        'configuration error: UPSTREAM_TOKEN_SESSION_KEY: the command line has no web session; set UPSTREAM_TOKEN or UPSTREAM_TOKEN_URL',
+      ],
     });
   });
 
   it('refuses the built-in demo upstream unless asked for (--demo) or nothing is sent (--dry-run)', () => {
     expect(applySettings(args(), {})).toEqual({
-      refused: ['cotizaciones: UPSTREAM_BASE_URL is unset: the changes would go to the built-in demo upstream. Set it, or pass --demo to try the tool.'],
+      refused: [
+        'cotizaciones: UPSTREAM_BASE_URL is unset: the changes would go to the built-in demo upstream. Set it, or pass --demo to try the tool.',
+      ],
     });
     expect(applySettings(args('--demo'), {})).toMatchObject({ target: undefined });
     expect(applySettings(args('--dry-run'), {})).toMatchObject({ target: undefined });

@@ -24,7 +24,11 @@ interface Ran {
 async function cli(args: string[], env: Record<string, string>, whenStarted?: (child: ReturnType<typeof spawn>) => void): Promise<Ran> {
   // Its own process group, as under a terminal: a test can signal the group, as Ctrl-C does. A spool of its own, not ./data's.
   const spool = join(mkdtempSync(join(tmpdir(), 'spool-')), 'activity-spool');
-  const child = spawn(process.execPath, [MAIN, ...args], { env: { PATH: process.env.PATH, ACTIVITY_LOG_SPOOL: spool, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(process.execPath, [MAIN, ...args], {
+    env: { PATH: process.env.PATH, ACTIVITY_LOG_SPOOL: spool, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -68,7 +72,14 @@ async function switchable(target: string) {
 }
 
 /** An audit entry for quotation `n`, as the tool would record it. */
-const sampleEntryFor = (n: number) => sampleEntry({ entityId: BigInt(n), description: `Actualizó la cotización #${n}`, userId: '4', userAgent: 'cotizaciones-cli/0.1.0', clientIp: undefined });
+const sampleEntryFor = (n: number) =>
+  sampleEntry({
+    entityId: BigInt(n),
+    description: `Actualizó la cotización #${n}`,
+    userId: '4',
+    userAgent: 'cotizaciones-cli/0.1.0',
+    clientIp: undefined,
+  });
 
 const until = async (check: () => boolean, withinMs = 10_000) => {
   const deadline = Date.now() + withinMs;
@@ -92,7 +103,12 @@ describe('cotizaciones apply (the built CLI against a stub upstream over HTTP)',
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'cli-'));
     db = join(dir, 'activity.db');
-    env = { UPSTREAM_BASE_URL: stub.url, UPSTREAM_TOKEN: 'cli-secret-token', ACTIVITY_LOG_URL: `sqlite:${db}`, ACTIVITY_LOG_DEAD_LETTER: join(dir, 'dead.jsonl') };
+    env = {
+      UPSTREAM_BASE_URL: stub.url,
+      UPSTREAM_TOKEN: 'cli-secret-token',
+      ACTIVITY_LOG_URL: `sqlite:${db}`,
+      ACTIVITY_LOG_DEAD_LETTER: join(dir, 'dead.jsonl'),
+    };
     stub.received.length = 0;
     stub.answer({ json: { ok: true } });
     return () => rmSync(dir, { recursive: true, force: true });
@@ -110,8 +126,13 @@ describe('cotizaciones apply (the built CLI against a stub upstream over HTTP)',
   };
 
   it('sends each line through the use case, writes one audit row per success as --as, and reports a rejection and a malformed line', async () => {
-    stub.answer((request) => (request.body.includes('"id":"13"') ? { json: { ok: false, error: { message: 'Cotización cerrada' } } } : { json: { ok: true } }));
-    const input = file('changes.csv', 'operation,id,field,value,delete\nquotation,12,estado,aprobado,\nquotation,13,estado,aprobado,\nitem,7,,,1\nitem,,cantidad,3,\n');
+    stub.answer((request) =>
+      request.body.includes('"id":"13"') ? { json: { ok: false, error: { message: 'Cotización cerrada' } } } : { json: { ok: true } },
+    );
+    const input = file(
+      'changes.csv',
+      'operation,id,field,value,delete\nquotation,12,estado,aprobado,\nquotation,13,estado,aprobado,\nitem,7,,,1\nitem,,cantidad,3,\n',
+    );
     const ran = await cli(['apply', input, '--as', '42', '--concurrency', '1'], env);
 
     expect(ran.code).toBe(1);
@@ -133,7 +154,8 @@ describe('cotizaciones apply (the built CLI against a stub upstream over HTTP)',
     expect(logged[0]?.details).toBe('{"field":"estado"}');
     const runId = /run (cli-\S+) as/.exec(ran.stdout)?.[1] ?? '';
     // A row's request id is its line's idempotency key: the run, the content's hash, its occurrence.
-    const keyOf = (id: string) => String(stub.received.find((request) => request.body.includes(`"id":"${id}"`))?.headers['idempotency-key']);
+    const keyOf = (id: string) =>
+      String(stub.received.find((request) => request.body.includes(`"id":"${id}"`))?.headers['idempotency-key']);
     expect(logged.map((row) => row.request_id)).toEqual([keyOf('12'), keyOf('7')]);
     expect(keyOf('12')).toMatch(new RegExp(`^${runId}:[0-9a-f]{32}:1$`));
     expect(logged[0]?.user_agent).toMatch(/^cotizaciones-cli\/\d+\.\d+\.\d+$/);
@@ -141,7 +163,10 @@ describe('cotizaciones apply (the built CLI against a stub upstream over HTTP)',
   });
 
   it('exits 0 when every line succeeded; a rerun skips what the journal says was applied', async () => {
-    const input = file('ok.ndjson', '{"operation":"quotation","id":1,"field":"estado","value":"x"}\n{"operation":"item","id":2,"field":"cantidad","value":"4"}\n');
+    const input = file(
+      'ok.ndjson',
+      '{"operation":"quotation","id":1,"field":"estado","value":"x"}\n{"operation":"item","id":2,"field":"cantidad","value":"4"}\n',
+    );
     expect((await cli(['apply', input, '--as', '7'], env)).code).toBe(0);
     expect(stub.received).toHaveLength(2);
     const again = await cli(['apply', input, '--as', '7'], env);
@@ -230,12 +255,14 @@ describe('cotizaciones apply (the built CLI against a stub upstream over HTTP)',
       expect(new Set((await rows()).map((row) => row.request_id)).size).toBe(4);
     });
 
-    it("a journal of the earlier version (lines by number) is read by content: after an insert at the top the rerun sends the new line alone", async () => {
+    it('a journal of the earlier version (lines by number) is read by content: after an insert at the top the rerun sends the new line alone', async () => {
       const input = file('ten.csv', csv(ten));
       expect((await cli(['apply', input, '--as', '3'], env)).code).toBe(0);
       // The same run as the earlier version journaled it: `<line>\t<hash>`.
       const journal = readFileSync(`${input}.journal`, 'utf8').split('\n').filter(Boolean);
-      const earlier = journal.map((text) => (text.startsWith('#') ? text : `${text.split('\t')[1]}\t${text.split('\t')[0]?.split(':')[0]}`));
+      const earlier = journal.map((text) =>
+        text.startsWith('#') ? text : `${text.split('\t')[1]}\t${text.split('\t')[0]?.split(':')[0]}`,
+      );
       writeFileSync(`${input}.journal`, `${earlier.join('\n')}\n`);
       writeFileSync(input, csv(['quotation,11,estado,x', ...ten]));
       const rerun = await cli(['apply', input, '--as', '3'], env);
@@ -249,20 +276,22 @@ describe('cotizaciones apply (the built CLI against a stub upstream over HTTP)',
   it('an upstream that cannot be reached mid-run: lines wait with backoff and go on when it is back; only lines cut mid-request fail', async () => {
     const gate = await switchable(stub.url);
     stub.answer({ json: { ok: true }, delayMs: 5 });
-    const input = file('outage.csv', `operation,id,field,value\n${Array.from({ length: 200 }, (_, i) => `quotation,${i + 1},estado,x`).join('\n')}\n`);
+    const input = file(
+      'outage.csv',
+      `operation,id,field,value\n${Array.from({ length: 200 }, (_, i) => `quotation,${i + 1},estado,x`).join('\n')}\n`,
+    );
     let down = false;
     const ran = await cli(['apply', input, '--as', '5', '--concurrency', '4'], { ...env, UPSTREAM_BASE_URL: gate.url }, (child) => {
       let stderr = '';
       child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      void until(() => stub.received.length >= 20)
-        .then(async () => {
-          await gate.down();
-          down = true;
-          await until(() => stderr.includes('cannot be reached'));
-          // A few backoff rounds while refused.
-          await new Promise((resolve) => setTimeout(resolve, 1_500));
-          await gate.up();
-        });
+      void until(() => stub.received.length >= 20).then(async () => {
+        await gate.down();
+        down = true;
+        await until(() => stderr.includes('cannot be reached'));
+        // A few backoff rounds while refused.
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
+        await gate.up();
+      });
     });
     expect(down).toBe(true);
     expect(ran.stderr).toContain('nothing was sent; waiting up to 60 s');
@@ -279,7 +308,10 @@ describe('cotizaciones apply (the built CLI against a stub upstream over HTTP)',
   it('an upstream unreachable past --max-wait: the run stops (exit 1) with the lines waiting not sent and the command to resume; the rerun finishes', async () => {
     const gate = await switchable(stub.url);
     await gate.down();
-    const input = file('down.csv', `operation,id,field,value\n${Array.from({ length: 30 }, (_, i) => `quotation,${i + 1},estado,x`).join('\n')}\n`);
+    const input = file(
+      'down.csv',
+      `operation,id,field,value\n${Array.from({ length: 30 }, (_, i) => `quotation,${i + 1},estado,x`).join('\n')}\n`,
+    );
     const ran = await cli(['apply', input, '--as', '5', '--concurrency', '3', '--max-wait', '1'], { ...env, UPSTREAM_BASE_URL: gate.url });
     expect(ran.code).toBe(1);
     expect(ran.stderr).toContain('the upstream could not be reached for 1 s: stopping');
@@ -291,7 +323,10 @@ describe('cotizaciones apply (the built CLI against a stub upstream over HTTP)',
     expect(stub.received).toHaveLength(0);
 
     await gate.up();
-    const rerun = await cli(['apply', input, '--as', '5', '--concurrency', '3', '--max-wait', '1'], { ...env, UPSTREAM_BASE_URL: gate.url });
+    const rerun = await cli(['apply', input, '--as', '5', '--concurrency', '3', '--max-wait', '1'], {
+      ...env,
+      UPSTREAM_BASE_URL: gate.url,
+    });
     expect(rerun.code).toBe(0);
     expect(stub.received).toHaveLength(30);
     // The earlier run's results are kept beside the new ones.
@@ -302,17 +337,27 @@ describe('cotizaciones apply (the built CLI against a stub upstream over HTTP)',
   it.each([
     ['every line applied: exit 3', false, 3, '2 ok;', 2],
     ['a line failed as well: exit 1, the summary naming both', true, 1, '1 ok, 1 failed', 1],
-  ] as const)('an activity log that cannot be reached: entries set aside, said in the summary; %s', async (_, oneFails, code, counts, setAside) => {
-    if (oneFails) stub.answer((request) => (request.body.includes('"id":"2"') ? { status: 500, text: 'down' } : { json: { ok: true } }));
-    const input = file('audit.csv', 'operation,id,field,value\nquotation,1,estado,x\nquotation,2,estado,x\n');
-    const dead = join(dir, 'dead.jsonl');
-    const ran = await cli(['apply', input, '--as', '5'], { ...env, ACTIVITY_LOG_URL: 'postgres://nobody@127.0.0.1:1/none', ACTIVITY_LOG_DEAD_LETTER: dead });
-    expect(ran.code).toBe(code);
-    expect(ran.stdout).toContain(counts);
-    expect(ran.stdout).toContain(`audit: ${setAside} entr${setAside === 1 ? 'y' : 'ies'} could not be written to the activity log and ${setAside === 1 ? 'was' : 'were'} set aside in ${dead}`);
-    expect(ran.stdout).toContain(`cotizaciones replay-dead-letter ${dead}`);
-    expect(readFileSync(dead, 'utf8').trim().split('\n')).toHaveLength(setAside);
-  }, 30_000);
+  ] as const)(
+    'an activity log that cannot be reached: entries set aside, said in the summary; %s',
+    async (_, oneFails, code, counts, setAside) => {
+      if (oneFails) stub.answer((request) => (request.body.includes('"id":"2"') ? { status: 500, text: 'down' } : { json: { ok: true } }));
+      const input = file('audit.csv', 'operation,id,field,value\nquotation,1,estado,x\nquotation,2,estado,x\n');
+      const dead = join(dir, 'dead.jsonl');
+      const ran = await cli(['apply', input, '--as', '5'], {
+        ...env,
+        ACTIVITY_LOG_URL: 'postgres://nobody@127.0.0.1:1/none',
+        ACTIVITY_LOG_DEAD_LETTER: dead,
+      });
+      expect(ran.code).toBe(code);
+      expect(ran.stdout).toContain(counts);
+      expect(ran.stdout).toContain(
+        `audit: ${setAside} entr${setAside === 1 ? 'y' : 'ies'} could not be written to the activity log and ${setAside === 1 ? 'was' : 'were'} set aside in ${dead}`,
+      );
+      expect(ran.stdout).toContain(`cotizaciones replay-dead-letter ${dead}`);
+      expect(readFileSync(dead, 'utf8').trim().split('\n')).toHaveLength(setAside);
+    },
+    30_000,
+  );
 
   it('bad bytes, an unclosed quote, an inexact NDJSON number: each its own malformed row, never sent; every line has one row', async () => {
     const csv = join(dir, 'bad.csv');
@@ -327,17 +372,28 @@ describe('cotizaciones apply (the built CLI against a stub upstream over HTTP)',
     const ran = await cli(['apply', csv, '--as', '5', '--concurrency', '1'], env);
     expect(ran.code).toBe(1);
     const resultRows = readFileSync(`${csv}.results.csv`, 'utf8').trim().split('\n').slice(1).sort();
-    expect(resultRows).toEqual(['2,ok,', '3,malformed,not valid UTF-8: save the file as UTF-8', '4,malformed,a quote opened on line 4 is not closed on it (a cell cannot span lines)', '5,ok,', '6,ok,']);
+    expect(resultRows).toEqual([
+      '2,ok,',
+      '3,malformed,not valid UTF-8: save the file as UTF-8',
+      '4,malformed,a quote opened on line 4 is not closed on it (a cell cannot span lines)',
+      '5,ok,',
+      '6,ok,',
+    ]);
     expect(stub.received.map((request) => (JSON.parse(request.body) as { id: string }).id)).toEqual(['1', '4', '5']);
 
-    const ndjson = file('big.ndjson', '{"operation":"item","id":12345678901234567890,"delete":1}\n{"operation":"item","id":"12345678901234567890","delete":1}\n');
+    const ndjson = file(
+      'big.ndjson',
+      '{"operation":"item","id":12345678901234567890,"delete":1}\n{"operation":"item","id":"12345678901234567890","delete":1}\n',
+    );
     stub.received.length = 0;
     await cli(['apply', ndjson, '--as', '5'], env);
     expect(stub.received.map((request) => request.body)).toEqual(['{"id":"12345678901234567890","delete":1}']);
-    expect(readFileSync(`${ndjson}.results.csv`, 'utf8')).toContain('1,malformed,"the number 12345678901234567890 would not be sent as written');
+    expect(readFileSync(`${ndjson}.results.csv`, 'utf8')).toContain(
+      '1,malformed,"the number 12345678901234567890 would not be sent as written',
+    );
   });
 
-  it('with OTEL_* set: one trace per line, each linked to the run\'s span, with its upstream call inside; nothing secret exported', async () => {
+  it("with OTEL_* set: one trace per line, each linked to the run's span, with its upstream call inside; nothing secret exported", async () => {
     const bodies: string[] = [];
     const receiver = createHttpServer((req, res) => {
       let body = '';
@@ -357,16 +413,28 @@ describe('cotizaciones apply (the built CLI against a stub upstream over HTTP)',
       });
       expect(ran.code).toBe(0);
       // The run exported what it had before it exited.
-      type Exported = { traceId: string; spanId: string; parentSpanId?: string; name: string; attributes: Array<{ key: string; value: Record<string, unknown> }>; links?: Array<{ spanId: string }> };
+      type Exported = {
+        traceId: string;
+        spanId: string;
+        parentSpanId?: string;
+        name: string;
+        attributes: Array<{ key: string; value: Record<string, unknown> }>;
+        links?: Array<{ spanId: string }>;
+      };
       const spans = bodies.flatMap((body) =>
-        (JSON.parse(body) as { resourceSpans: Array<{ scopeSpans: Array<{ spans: Exported[] }> }> }).resourceSpans.flatMap((r) => r.scopeSpans.flatMap((scope) => scope.spans)),
+        (JSON.parse(body) as { resourceSpans: Array<{ scopeSpans: Array<{ spans: Exported[] }> }> }).resourceSpans.flatMap((r) =>
+          r.scopeSpans.flatMap((scope) => scope.spans),
+        ),
       );
-      const attribute = (span: Exported | undefined, key: string) => Object.values(span?.attributes.find((a) => a.key === key)?.value ?? {})[0];
+      const attribute = (span: Exported | undefined, key: string) =>
+        Object.values(span?.attributes.find((a) => a.key === key)?.value ?? {})[0];
       const runSpan = spans.find((span) => span.name === 'cotizaciones apply');
       const runId = /run (cli-\S+) as/.exec(ran.stdout)?.[1];
       expect(attribute(runSpan, 'cotizaciones.run_id')).toBe(runId);
       const lines = spans.filter((span) => span.name.startsWith('line '));
-      expect(lines.map((span) => [span.name, attribute(span, 'cotizaciones.line'), attribute(span, 'cotizaciones.line.outcome')]).sort()).toEqual([
+      expect(
+        lines.map((span) => [span.name, attribute(span, 'cotizaciones.line'), attribute(span, 'cotizaciones.line.outcome')]).sort(),
+      ).toEqual([
         ['line item', 4, 'ok'],
         ['line quotation', 2, 'ok'],
         ['line quotation', 3, 'ok'],
@@ -376,7 +444,9 @@ describe('cotizaciones apply (the built CLI against a stub upstream over HTTP)',
         expect(line.links?.map((link) => link.spanId)).toEqual([runSpan?.spanId]);
         expect(spans.some((span) => span.parentSpanId === line.spanId && span.name.startsWith('POST /api/cotizaciones/'))).toBe(true);
       }
-      expect(stub.received.map((request) => String(request.headers.traceparent).split('-')[1]).sort()).toEqual(lines.map((span) => span.traceId).sort());
+      expect(stub.received.map((request) => String(request.headers.traceparent).split('-')[1]).sort()).toEqual(
+        lines.map((span) => span.traceId).sort(),
+      );
       expect(bodies.join('\n')).not.toContain('cli-secret-token');
     } finally {
       receiver.close();
@@ -399,13 +469,18 @@ describe('cotizaciones apply (the built CLI against a stub upstream over HTTP)',
     const ran = await cli(['apply', input, '--as', '7', '--dry-run'], env);
     expect(ran.code).toBe(0);
     expect(stub.received).toHaveLength(0);
-    expect(ran.stdout).toContain('2,dry-run,"POST /api/cotizaciones/update {""id"":""5"",""field"":""benef_emp"",""idEmpresa"":""9"",""idUsuario"":""3""}"');
+    expect(ran.stdout).toContain(
+      '2,dry-run,"POST /api/cotizaciones/update {""id"":""5"",""field"":""benef_emp"",""idEmpresa"":""9"",""idUsuario"":""3""}"',
+    );
     expect(ran.stdout).toContain('3,dry-run,"POST /api/cotizaciones/update {""id"":""6"",""field"":""estado"",""value"":""x""}"');
     expect(() => readFileSync(db)).toThrow();
   });
 
   it('--dry-run of a long file shows its first 50 rows and says where the rest are', async () => {
-    const input = file('long-dry.csv', `operation,id,field,value\n${Array.from({ length: 200 }, (_, i) => `quotation,${i + 1},estado,x`).join('\n')}\n`);
+    const input = file(
+      'long-dry.csv',
+      `operation,id,field,value\n${Array.from({ length: 200 }, (_, i) => `quotation,${i + 1},estado,x`).join('\n')}\n`,
+    );
     const ran = await cli(['apply', input, '--as', '7', '--dry-run'], env);
     expect(ran.stdout.split('\n').filter((row) => row.includes(',dry-run,'))).toHaveLength(50);
     expect(ran.stdout).toContain(`… 150 more in ${input}.dry-run.csv`);
@@ -413,18 +488,30 @@ describe('cotizaciones apply (the built CLI against a stub upstream over HTTP)',
   });
 
   it('--dry-run warns about what the contract silently does: a parameter not sent, an id that gets no audit row', async () => {
-    const input = file('warn.csv', 'operation,id,field,value,idEmpresa,delete\nitem,5,cantidad,3,,1\nquotation,abc,estado,x,,\nquotation,6,estado,x,9,\nquotation,7,estado,x,,\n');
+    const input = file(
+      'warn.csv',
+      'operation,id,field,value,idEmpresa,delete\nitem,5,cantidad,3,,1\nquotation,abc,estado,x,,\nquotation,6,estado,x,9,\nquotation,7,estado,x,,\n',
+    );
     const ran = await cli(['apply', input, '--as', '7', '--dry-run'], env);
     expect(ran.code).toBe(0);
-    expect(ran.stdout).toContain('2,dry-run,"POST /api/cotizaciones/items/update {""id"":""5"",""delete"":1}; warning: field, value not sent with these parameters"');
-    expect(ran.stdout).toContain('3,dry-run,"POST /api/cotizaciones/update {""id"":""abc"",""field"":""estado"",""value"":""x""}; warning: no audit row: id ""abc"" is not a positive integer"');
-    expect(ran.stdout).toContain('4,dry-run,"POST /api/cotizaciones/update {""id"":""6"",""field"":""estado"",""value"":""x""}; warning: idEmpresa not sent with these parameters"');
+    expect(ran.stdout).toContain(
+      '2,dry-run,"POST /api/cotizaciones/items/update {""id"":""5"",""delete"":1}; warning: field, value not sent with these parameters"',
+    );
+    expect(ran.stdout).toContain(
+      '3,dry-run,"POST /api/cotizaciones/update {""id"":""abc"",""field"":""estado"",""value"":""x""}; warning: no audit row: id ""abc"" is not a positive integer"',
+    );
+    expect(ran.stdout).toContain(
+      '4,dry-run,"POST /api/cotizaciones/update {""id"":""6"",""field"":""estado"",""value"":""x""}; warning: idEmpresa not sent with these parameters"',
+    );
     expect(ran.stdout).toContain('5,dry-run,"POST /api/cotizaciones/update {""id"":""7"",""field"":""estado"",""value"":""x""}"\n');
   });
 
   it('Ctrl-C: lines in flight finish and are audited, no new line starts, exit 1; the rerun applies only the rest', async () => {
     stub.answer({ json: { ok: true }, delayMs: 300 });
-    const input = file('long.csv', `operation,id,field,value\n${Array.from({ length: 40 }, (_, i) => `quotation,${i + 1},estado,x`).join('\n')}\n`);
+    const input = file(
+      'long.csv',
+      `operation,id,field,value\n${Array.from({ length: 40 }, (_, i) => `quotation,${i + 1},estado,x`).join('\n')}\n`,
+    );
     const ran = await cli(['apply', input, '--as', '9', '--concurrency', '2'], env, (child) => {
       void until(() => stub.received.length >= 2).then(() => child.kill('SIGINT'));
     });
@@ -443,12 +530,17 @@ describe('cotizaciones apply (the built CLI against a stub upstream over HTTP)',
     expect(rest.code).toBe(0);
     expect(stub.received).toHaveLength(40);
     expect(rest.stdout).toContain(`${applied} skipped`);
-    expect((await rows()).map((row) => row.entity_id).sort((a, b) => Number(a) - Number(b))).toEqual(Array.from({ length: 40 }, (_, i) => String(i + 1)));
+    expect((await rows()).map((row) => row.entity_id).sort((a, b) => Number(a) - Number(b))).toEqual(
+      Array.from({ length: 40 }, (_, i) => String(i + 1)),
+    );
   });
 
   it('a Ctrl-C that arrives twice at once (the terminal, then npm passing it on) is still one clean stop', async () => {
     stub.answer({ json: { ok: true }, delayMs: 300 });
-    const input = file('twice.csv', `operation,id,field,value\n${Array.from({ length: 20 }, (_, i) => `quotation,${i + 1},estado,x`).join('\n')}\n`);
+    const input = file(
+      'twice.csv',
+      `operation,id,field,value\n${Array.from({ length: 20 }, (_, i) => `quotation,${i + 1},estado,x`).join('\n')}\n`,
+    );
     const ran = await cli(['apply', input, '--as', '9', '--concurrency', '2'], env, (child) => {
       void until(() => stub.received.length >= 2).then(() => {
         process.kill(-child.pid!, 'SIGINT');
@@ -493,11 +585,17 @@ describe('cotizaciones apply (the built CLI against a stub upstream over HTTP)',
     stub.answer({ status: 500, text: '<h1>Internal Server Error</h1>', contentType: 'text/html' });
     const again = await cli(['apply', file('500.csv', 'operation,id,field,value\nquotation,12,estado,x\n'), '--as', '1'], env);
     expect(again.code).toBe(1);
-    expect(readFileSync(join(dir, '500.csv.results.csv'), 'utf8')).toContain('2,failed,No se pudo actualizar la cotización. (upstream answered HTTP 500 with a body that is not JSON (30 chars))');
+    expect(readFileSync(join(dir, '500.csv.results.csv'), 'utf8')).toContain(
+      '2,failed,No se pudo actualizar la cotización. (upstream answered HTTP 500 with a body that is not JSON (30 chars))',
+    );
   });
 
   it('refuses a per-user session token source: the command line has no web session', async () => {
-    const ran = await cli(['apply', file('s.csv', 'operation,id\nquotation,1\n'), '--as', '1'], { ...env, UPSTREAM_TOKEN: '', UPSTREAM_TOKEN_SESSION_KEY: 'upstreamToken' });
+    const ran = await cli(['apply', file('s.csv', 'operation,id\nquotation,1\n'), '--as', '1'], {
+      ...env,
+      UPSTREAM_TOKEN: '',
+      UPSTREAM_TOKEN_SESSION_KEY: 'upstreamToken',
+    });
     expect(ran.code).toBe(2);
     expect(ran.stderr).toContain('configuration error: UPSTREAM_TOKEN_SESSION_KEY');
     expect(stub.received).toHaveLength(0);
@@ -505,12 +603,17 @@ describe('cotizaciones apply (the built CLI against a stub upstream over HTTP)',
 
   it('a kill -9 mid-run loses nothing the journal promised: the rerun applies every line not journaled', async () => {
     stub.answer({ json: { ok: true }, delayMs: 100 });
-    const input = file('killed.csv', `operation,id,field,value\n${Array.from({ length: 30 }, (_, i) => `item,${i + 1},cantidad,2`).join('\n')}\n`);
+    const input = file(
+      'killed.csv',
+      `operation,id,field,value\n${Array.from({ length: 30 }, (_, i) => `item,${i + 1},cantidad,2`).join('\n')}\n`,
+    );
     await cli(['apply', input, '--as', '9', '--concurrency', '1'], env, (child) => {
       void until(() => stub.received.length >= 5).then(() => child.kill('SIGKILL'));
     });
     // The header lines (#) say which upstream the journal is for and which run it is.
-    const journaled = readFileSync(`${input}.journal`, 'utf8').split('\n').filter((text) => text && !text.startsWith('#')).length;
+    const journaled = readFileSync(`${input}.journal`, 'utf8')
+      .split('\n')
+      .filter((text) => text && !text.startsWith('#')).length;
     expect(journaled).toBeGreaterThanOrEqual(3);
     stub.answer({ json: { ok: true } });
     const before = stub.received.length;
@@ -521,7 +624,10 @@ describe('cotizaciones apply (the built CLI against a stub upstream over HTTP)',
 
   it('a kill -9 in a fast run, the journal written in batches: the rerun sends again only what no batch named, and each line has one audit row', async () => {
     stub.answer({ json: { ok: true }, delayMs: 2 });
-    const input = file('batched.csv', `operation,id,field,value\n${Array.from({ length: 400 }, (_, i) => `item,${i + 1},cantidad,2`).join('\n')}\n`);
+    const input = file(
+      'batched.csv',
+      `operation,id,field,value\n${Array.from({ length: 400 }, (_, i) => `item,${i + 1},cantidad,2`).join('\n')}\n`,
+    );
     await cli(['apply', input, '--as', '9', '--concurrency', '8'], env, (child) => {
       void until(() => stub.received.length >= 150).then(() => child.kill('SIGKILL'));
     });
@@ -532,12 +638,20 @@ describe('cotizaciones apply (the built CLI against a stub upstream over HTTP)',
     expect(ids).toEqual(Array.from({ length: 400 }, (_, i) => i + 1));
   }, 30_000);
 
-  it('kill -9 while the activity log is unreachable: the journal keeps the entries pending, and the rerun writes each applied line\'s row once', async () => {
+  it("kill -9 while the activity log is unreachable: the journal keeps the entries pending, and the rerun writes each applied line's row once", async () => {
     stub.answer({ json: { ok: true }, delayMs: 20 });
-    const input = file('audit-kill.csv', `operation,id,field,value\n${Array.from({ length: 30 }, (_, i) => `item,${i + 1},cantidad,2`).join('\n')}\n`);
+    const input = file(
+      'audit-kill.csv',
+      `operation,id,field,value\n${Array.from({ length: 30 }, (_, i) => `item,${i + 1},cantidad,2`).join('\n')}\n`,
+    );
     // Nothing listens there: every write fails and is retried; the entries wait in memory.
     const unreachable = { ...env, ACTIVITY_LOG_URL: 'postgres://nobody@127.0.0.1:1/none' };
-    const journaled = () => (existsSync(`${input}.journal`) ? readFileSync(`${input}.journal`, 'utf8').split('\n').filter((text) => text && !text.startsWith('#')) : []);
+    const journaled = () =>
+      existsSync(`${input}.journal`)
+        ? readFileSync(`${input}.journal`, 'utf8')
+            .split('\n')
+            .filter((text) => text && !text.startsWith('#'))
+        : [];
     // Killed once some lines are journaled (in batches): those after the last batch are sent again by the rerun.
     await cli(['apply', input, '--as', '9', '--concurrency', '4'], unreachable, (child) => {
       void until(() => journaled().length >= 8).then(() => child.kill('SIGKILL'));
@@ -550,7 +664,9 @@ describe('cotizaciones apply (the built CLI against a stub upstream over HTTP)',
     stub.answer({ json: { ok: true } });
     const rest = await cli(['apply', input, '--as', '9'], env);
     expect(rest.code).toBe(0);
-    expect(rest.stderr).toContain(`an earlier run was stopped before ${journal.length} of its entries were confirmed: 0 are in the activity log, ${journal.length} written now`);
+    expect(rest.stderr).toContain(
+      `an earlier run was stopped before ${journal.length} of its entries were confirmed: 0 are in the activity log, ${journal.length} written now`,
+    );
     // Every line applied (some may have been sent twice, with the same key), and exactly one audit row each.
     expect(new Set(stub.received.map((request) => (JSON.parse(request.body) as { id: string }).id)).size).toBe(30);
     expect((await rows()).map((row) => Number(row.entity_id)).sort((a, b) => a - b)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
@@ -568,14 +684,25 @@ describe('cotizaciones apply (the built CLI against a stub upstream over HTTP)',
     const keys = lines.filter((text) => !text.startsWith('#')).map((text) => text.split('\t').slice(0, 2).join('\t'));
     expect(keys).toHaveLength(3);
     // Each entry's request id as the first run wrote it: the run id and the line's key.
-    const entryOf = (n: number) => JSON.stringify(entryRecord({ ...sampleEntryFor(n), requestId: `${stored?.request_id?.split(':')[0]}:${keys[n - 1]?.split('\t')[0]}` }));
-    writeFileSync(`${input}.journal`, `${lines.filter((text) => text.startsWith('# applied') || text.startsWith('# run')).join('\n')}\n${keys.map((key, i) => `${key}\t${entryOf(i + 1)}`).join('\n')}\n`);
+    const entryOf = (n: number) =>
+      JSON.stringify(
+        entryRecord({ ...sampleEntryFor(n), requestId: `${stored?.request_id?.split(':')[0]}:${keys[n - 1]?.split('\t')[0]}` }),
+      );
+    writeFileSync(
+      `${input}.journal`,
+      `${lines.filter((text) => text.startsWith('# applied') || text.startsWith('# run')).join('\n')}\n${keys.map((key, i) => `${key}\t${entryOf(i + 1)}`).join('\n')}\n`,
+    );
     // The log holds the entries of lines 2, 3 and 4 already (the first run wrote them).
     const rerun = await cli(['apply', input, '--as', '4'], env);
-    expect(rerun.stderr).toContain('an earlier run was stopped before 3 of its entries were confirmed: 3 are in the activity log, 0 written now');
+    expect(rerun.stderr).toContain(
+      'an earlier run was stopped before 3 of its entries were confirmed: 3 are in the activity log, 0 written now',
+    );
     expect((await rows()).length).toBe(3);
     // Ids the log does not hold are written: lose one row, and the next rerun brings it back.
-    writeFileSync(`${input}.journal`, `${lines.filter((text) => text.startsWith('# applied') || text.startsWith('# run')).join('\n')}\n${keys.map((key, i) => `${key}\t${entryOf(i + 1).replace(`${key.split('\t')[0]}"`, `${key.split('\t')[0]}-lost"`)}`).join('\n')}\n`);
+    writeFileSync(
+      `${input}.journal`,
+      `${lines.filter((text) => text.startsWith('# applied') || text.startsWith('# run')).join('\n')}\n${keys.map((key, i) => `${key}\t${entryOf(i + 1).replace(`${key.split('\t')[0]}"`, `${key.split('\t')[0]}-lost"`)}`).join('\n')}\n`,
+    );
     const again = await cli(['apply', input, '--as', '4'], env);
     expect(again.stderr).toContain('0 are in the activity log, 3 written now');
     expect((await rows()).length).toBe(6);
@@ -592,7 +719,10 @@ describe('cotizaciones apply (the built CLI against a stub upstream over HTTP)',
     [['apply', 'FILE', '--as', '1', '--rate', 'fast'], /--rate must be a whole number/],
   ])('usage error %j: exit 2 with one clear line and the usage, nothing sent', async (args, message) => {
     const input = file('u.csv', 'operation,id\nquotation,1\n');
-    const ran = await cli(args.map((arg) => (arg === 'FILE' ? input : arg)), env);
+    const ran = await cli(
+      args.map((arg) => (arg === 'FILE' ? input : arg)),
+      env,
+    );
     expect(ran.code).toBe(2);
     expect(ran.stderr).toMatch(message);
     expect(ran.stderr).toContain('usage: cotizaciones apply');
@@ -618,27 +748,40 @@ describe('cotizaciones apply (the built CLI against a stub upstream over HTTP)',
     expect(stub.received).toHaveLength(0);
   });
 
-  it.skipIf(missing('PostgreSQL (TEST_POSTGRES_URL)', urls.postgres))('writes the audit rows to PostgreSQL when ACTIVITY_LOG_URL says so (needs TEST_POSTGRES_URL)', async () => {
-    const table = `activity_log_cli_${process.pid}`;
-    try {
-      const input = file('pg.csv', 'operation,id,field,value\nquotation,21,estado,x\nquotation,22,estado,y\n');
-      const ran = await cli(['apply', input, '--as', '5'], { ...env, ACTIVITY_LOG_URL: urls.postgres ?? '', ACTIVITY_LOG_TABLE: table });
-      expect(ran.code).toBe(0);
-      expect((await rows(urls.postgres, table)).map((row) => [row.entity_id, row.user_id]).sort()).toEqual([
-        ['21', '5'],
-        ['22', '5'],
-      ]);
-    } finally {
-      await dropTable(urls.postgres ?? '', table);
-    }
-  });
+  it.skipIf(missing('PostgreSQL (TEST_POSTGRES_URL)', urls.postgres))(
+    'writes the audit rows to PostgreSQL when ACTIVITY_LOG_URL says so (needs TEST_POSTGRES_URL)',
+    async () => {
+      const table = `activity_log_cli_${process.pid}`;
+      try {
+        const input = file('pg.csv', 'operation,id,field,value\nquotation,21,estado,x\nquotation,22,estado,y\n');
+        const ran = await cli(['apply', input, '--as', '5'], { ...env, ACTIVITY_LOG_URL: urls.postgres ?? '', ACTIVITY_LOG_TABLE: table });
+        expect(ran.code).toBe(0);
+        expect((await rows(urls.postgres, table)).map((row) => [row.entity_id, row.user_id]).sort()).toEqual([
+          ['21', '5'],
+          ['22', '5'],
+        ]);
+      } finally {
+        await dropTable(urls.postgres ?? '', table);
+      }
+    },
+  );
 });
 
 describe('cotizaciones replay-dead-letter (the built CLI against SQLite)', () => {
   it('writes the set-aside entries, keeps nothing written in the file, and refuses options and bad configuration with exit 2', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cli-replay-'));
     const dead = join(dir, 'dead.jsonl');
-    const entry = { createdAt: '2026-01-01T00:00:00.000Z', module: 'Cotizaciones', eventKey: 'k', description: 'd', entityType: 'cotizacion', entityId: '12', userId: '7', details: null, requestId: 'req-cli-1' };
+    const entry = {
+      createdAt: '2026-01-01T00:00:00.000Z',
+      module: 'Cotizaciones',
+      eventKey: 'k',
+      description: 'd',
+      entityType: 'cotizacion',
+      entityId: '12',
+      userId: '7',
+      details: null,
+      requestId: 'req-cli-1',
+    };
     const record = JSON.stringify({ refusedAt: '2026-01-01T00:00:01.000Z', code: 'X', reason: 'r', entry });
     writeFileSync(dead, `${record}\n`);
     const env = { ACTIVITY_LOG_URL: `sqlite:${join(dir, 'activity.db')}`, ACTIVITY_LOG_DEAD_LETTER: dead };
@@ -655,8 +798,18 @@ describe('cotizaciones replay-dead-letter (the built CLI against SQLite)', () =>
 
     // --from-log: the records a captured log holds (behind a prefix), the one already stored skipped, a forged one counted; the log left as it was.
     const log = join(dir, 'server.log');
-    const forged = JSON.stringify({ refusedAt: '2026-01-01T00:00:02.000Z', code: 'ENOSPC', reason: 'no space', entry: { ...entry, requestId: 'req-cli-2', clientIp: 'not-an-ip' } });
-    const found = JSON.stringify({ refusedAt: '2026-01-01T00:00:03.000Z', code: 'ENOSPC', reason: 'no space', entry: { ...entry, entityId: '13', requestId: 'req-cli-3' } });
+    const forged = JSON.stringify({
+      refusedAt: '2026-01-01T00:00:02.000Z',
+      code: 'ENOSPC',
+      reason: 'no space',
+      entry: { ...entry, requestId: 'req-cli-2', clientIp: 'not-an-ip' },
+    });
+    const found = JSON.stringify({
+      refusedAt: '2026-01-01T00:00:03.000Z',
+      code: 'ENOSPC',
+      reason: 'no space',
+      entry: { ...entry, entityId: '13', requestId: 'req-cli-3' },
+    });
     const captured = `{"level":30,"msg":"listening"}\n2026-01-01T00:00:03.5Z ${record}\n2026-01-01T00:00:04Z ${forged}\n${found}\n`;
     writeFileSync(log, captured);
     const fromLog = await cli(['replay-dead-letter', '--from-log', log], env);
@@ -669,11 +822,26 @@ describe('cotizaciones replay-dead-letter (the built CLI against SQLite)', () =>
     expect((await after.recent(5)).map((row) => row.request_id)).toEqual(['req-cli-3', 'req-cli-1']);
     await after.close();
 
-    expect(await cli(['replay-dead-letter', '--as', '7'], env)).toMatchObject({ code: 2, stderr: expect.stringContaining('replay-dead-letter takes no option but --from-log (got --as)') as string });
-    expect(await cli(['replay-dead-letter', dead, '--from-log', log], env)).toMatchObject({ code: 2, stderr: expect.stringContaining('not both') as string });
-    expect(await cli(['apply', 'x.csv', '--as', '7', '--from-log', log], env)).toMatchObject({ code: 2, stderr: expect.stringContaining("--from-log is replay-dead-letter's option") as string });
-    expect(await cli(['replay-dead-letter'], { ACTIVITY_LOG_URL: 'memory:' })).toMatchObject({ code: 2, stderr: expect.stringContaining('ACTIVITY_LOG_URL must be sqlite:') as string });
-    expect(await cli(['replay-dead-letter'], { ACTIVITY_LOG_TABLE: 'bad table' })).toMatchObject({ code: 2, stderr: expect.stringContaining('configuration error: ACTIVITY_LOG_TABLE') as string });
+    expect(await cli(['replay-dead-letter', '--as', '7'], env)).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('replay-dead-letter takes no option but --from-log (got --as)') as string,
+    });
+    expect(await cli(['replay-dead-letter', dead, '--from-log', log], env)).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('not both') as string,
+    });
+    expect(await cli(['apply', 'x.csv', '--as', '7', '--from-log', log], env)).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("--from-log is replay-dead-letter's option") as string,
+    });
+    expect(await cli(['replay-dead-letter'], { ACTIVITY_LOG_URL: 'memory:' })).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('ACTIVITY_LOG_URL must be sqlite:') as string,
+    });
+    expect(await cli(['replay-dead-letter'], { ACTIVITY_LOG_TABLE: 'bad table' })).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('configuration error: ACTIVITY_LOG_TABLE') as string,
+    });
     rmSync(dir, { recursive: true, force: true });
   });
 });

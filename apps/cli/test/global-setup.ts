@@ -8,6 +8,9 @@ const BUILT = ['apps/cli', 'packages/runtime', 'packages/adapters', 'packages/co
 export default () => {
   // Process tests run dist/main.js: one built from other sources would test old code, silently.
   const root = fileURLToPath(new URL('../../..', import.meta.url));
-  assertBuilt(BUILT.map((dir) => `${root}${dir}`), 'the built code');
+  assertBuilt(
+    BUILT.map((dir) => `${root}${dir}`),
+    'the built code',
+  );
   return setupTestEnvironment('cli');
 };

@@ -8,7 +8,17 @@ import { openJournal } from '../src/journal.js';
 
 const dir = temporaryDirs()('cli-journal-');
 const TARGET = 'http://upstream.test/';
-const line = (at: number, id: string, occurrence = 1) => changeLine(at, 'quotation', new Map([['id', id], ['field', 'estado'], ['value', 'x']]), () => occurrence);
+const line = (at: number, id: string, occurrence = 1) =>
+  changeLine(
+    at,
+    'quotation',
+    new Map([
+      ['id', id],
+      ['field', 'estado'],
+      ['value', 'x'],
+    ]),
+    () => occurrence,
+  );
 
 describe('the journal', () => {
   it('records a line by its content and occurrence, and says at which line number it was applied', () => {
@@ -32,7 +42,10 @@ describe('the journal', () => {
     const path = join(dir, 'earlier.journal');
     const [a, b] = [line(3, '1').hash, line(4, '2').hash];
     const entry = { ...sampleEntry(), requestId: 'run-old:4' };
-    writeFileSync(path, `# applied to ${TARGET}\n# run run-old\n3\t${a}\n7\t${a}\n# audited 2\n4\t${b}\t${JSON.stringify(entryRecord(entry))}\n`);
+    writeFileSync(
+      path,
+      `# applied to ${TARGET}\n# run run-old\n3\t${a}\n7\t${a}\n# audited 2\n4\t${b}\t${JSON.stringify(entryRecord(entry))}\n`,
+    );
     const journal = openJournal(path, TARGET, 'run-new');
     expect(journal).toMatchObject({ runId: 'run-old', byLineNumber: 3, recorded: 3 });
     expect(journal.pending.map((pending) => pending.requestId)).toEqual(['run-old:4']);

@@ -33,7 +33,10 @@ describe("a line's identity: its content and its occurrence, not its position", 
   });
 
   it('identical lines are told apart by occurrence, counting from 1 in file order; an edited line gets another hash', async () => {
-    const found = await keys('twins.csv', csv('quotation,1,estado,x', 'quotation,2,estado,x', 'quotation,1,estado,x', 'quotation,1,estado,y'));
+    const found = await keys(
+      'twins.csv',
+      csv('quotation,1,estado,x', 'quotation,2,estado,x', 'quotation,1,estado,x', 'quotation,1,estado,y'),
+    );
     const [first, , second, edited] = found.map(([, key]) => key.split(':'));
     expect(first?.[0]).toBe(second?.[0]);
     expect([first?.[1], second?.[1]]).toEqual(['1', '2']);

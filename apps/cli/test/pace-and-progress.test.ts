@@ -12,7 +12,11 @@ function stream(isTTY: boolean) {
 describe('pace (--rate)', () => {
   it('spaces starts 1/rate apart: at 50 a second, the 11 starts at 0, 20, … 200 ms on its clock', async () => {
     let t = 0;
-    const next = pace(50, () => t, (ms) => ((t += ms), Promise.resolve()));
+    const next = pace(
+      50,
+      () => t,
+      (ms) => ((t += ms), Promise.resolve()),
+    );
     const starts: number[] = [];
     for (let i = 0; i < 11; i += 1) {
       await next();
@@ -21,16 +25,23 @@ describe('pace (--rate)', () => {
     expect(starts).toEqual(Array.from({ length: 11 }, (_, i) => i * 20));
   });
 
-  it.each([100, 300, 1000])('holds --rate %i within 5 %% when every timer fires 4 ms late: each start is scheduled from the ideal time', async (rate) => {
-    let t = 0;
-    const next = pace(rate, () => t, (ms) => ((t += ms + 4), Promise.resolve()));
-    let starts = 0;
-    while (t < 10_000) {
-      await next();
-      starts += 1;
-    }
-    expect(Math.abs(starts / 10 - rate) / rate).toBeLessThan(0.05);
-  });
+  it.each([100, 300, 1000])(
+    'holds --rate %i within 5 %% when every timer fires 4 ms late: each start is scheduled from the ideal time',
+    async (rate) => {
+      let t = 0;
+      const next = pace(
+        rate,
+        () => t,
+        (ms) => ((t += ms + 4), Promise.resolve()),
+      );
+      let starts = 0;
+      while (t < 10_000) {
+        await next();
+        starts += 1;
+      }
+      expect(Math.abs(starts / 10 - rate) / rate).toBeLessThan(0.05);
+    },
+  );
 
   it('without a rate, never waits', async () => {
     const next = pace(undefined);

@@ -14,7 +14,8 @@ async function read(name: string, text: string) {
   const path = join(dir, name);
   writeFileSync(path, text);
   const lines = [];
-  for await (const line of readInput(path)) lines.push('problem' in line ? line : { line: line.line, operation: line.operation, params: Object.fromEntries(line.params) });
+  for await (const line of readInput(path))
+    lines.push('problem' in line ? line : { line: line.line, operation: line.operation, params: Object.fromEntries(line.params) });
   return lines;
 }
 
@@ -32,7 +33,10 @@ describe('readInput', () => {
   });
 
   it('reports malformed CSV lines with their numbers, in order, and goes on', async () => {
-    const lines = await read('b.csv', 'operation,id,field,value\nquotation,1,estado,x\nquotation,2\nsomething,3,estado,x\nquotation,4,estado,x\nquotation,,estado,x\n');
+    const lines = await read(
+      'b.csv',
+      'operation,id,field,value\nquotation,1,estado,x\nquotation,2\nsomething,3,estado,x\nquotation,4,estado,x\nquotation,,estado,x\n',
+    );
     expect(lines.map((line) => ('problem' in line ? `${line.line}: ${line.problem}` : `${line.line} ok`))).toEqual([
       '2 ok',
       '3: the line has 2 cells, the header 4',
@@ -42,8 +46,11 @@ describe('readInput', () => {
     ]);
   });
 
-  it('an unclosed quote is its own line\'s problem: every line after it is read as its own (a cell never spans lines)', async () => {
-    const lines = await read('q.csv', 'operation,id,field,value\nquotation,1,estado,x\nquotation,2,estado,"oops\nquotation,3,estado,y\nquotation,4,estado,"closed"\n');
+  it("an unclosed quote is its own line's problem: every line after it is read as its own (a cell never spans lines)", async () => {
+    const lines = await read(
+      'q.csv',
+      'operation,id,field,value\nquotation,1,estado,x\nquotation,2,estado,"oops\nquotation,3,estado,y\nquotation,4,estado,"closed"\n',
+    );
     expect(lines).toEqual([
       { line: 2, operation: 'quotation', params: { id: '1', field: 'estado', value: 'x' } },
       { line: 3, problem: 'a quote opened on line 3 is not closed on it (a cell cannot span lines)' },
@@ -55,28 +62,32 @@ describe('readInput', () => {
   it.each([
     ['a.csv', 'operation,id,field,value\n', 'quotation,1,estado,'],
     ['a.ndjson', '', '{"operation":"quotation","id":1,"field":"estado","value":"'],
-  ])('%s: bytes that are not UTF-8 make their line malformed, never sent as U+FFFD; a BOM starts the file only', async (name, head, start) => {
-    const path = join(dir, `utf8-${name}`);
-    const end = name.endsWith('.csv') ? '' : '"}';
-    writeFileSync(
-      path,
-      Buffer.concat([
-        Buffer.from(`\uFEFF${head}${start}ok${end}\n`),
-        Buffer.from(start),
-        Buffer.from([0x63, 0x61, 0x66, 0xe9]), // "café" in Latin-1
-        Buffer.from(`${end}\n${start}\uFEFFjoined${end}\n${start}ñandú ✓${end}\n`),
-      ]),
-    );
-    const lines = [];
-    for await (const line of readInput(path)) lines.push('problem' in line ? `${line.line}: ${line.problem}` : `${line.line}: ${line.params.get('value')}`);
-    const first = head ? 2 : 1;
-    expect(lines).toEqual([
-      `${first}: ok`,
-      `${first + 1}: not valid UTF-8: save the file as UTF-8`,
-      `${first + 2}: a byte-order mark (U+FEFF) in the middle of the file: files joined together?`,
-      `${first + 3}: ñandú ✓`,
-    ]);
-  });
+  ])(
+    '%s: bytes that are not UTF-8 make their line malformed, never sent as U+FFFD; a BOM starts the file only',
+    async (name, head, start) => {
+      const path = join(dir, `utf8-${name}`);
+      const end = name.endsWith('.csv') ? '' : '"}';
+      writeFileSync(
+        path,
+        Buffer.concat([
+          Buffer.from(`\uFEFF${head}${start}ok${end}\n`),
+          Buffer.from(start),
+          Buffer.from([0x63, 0x61, 0x66, 0xe9]), // "café" in Latin-1
+          Buffer.from(`${end}\n${start}\uFEFFjoined${end}\n${start}ñandú ✓${end}\n`),
+        ]),
+      );
+      const lines = [];
+      for await (const line of readInput(path))
+        lines.push('problem' in line ? `${line.line}: ${line.problem}` : `${line.line}: ${line.params.get('value')}`);
+      const first = head ? 2 : 1;
+      expect(lines).toEqual([
+        `${first}: ok`,
+        `${first + 1}: not valid UTF-8: save the file as UTF-8`,
+        `${first + 2}: a byte-order mark (U+FEFF) in the middle of the file: files joined together?`,
+        `${first + 3}: ñandú ✓`,
+      ]);
+    },
+  );
 
   it('a line over 1 MiB is malformed without being held, and the next line is read', async () => {
     const long = `{"operation":"quotation","id":1,"field":"estado","value":"${'x'.repeat(2 * 1024 * 1024)}"}`;
@@ -87,13 +98,19 @@ describe('readInput', () => {
     ]);
   });
 
-  it.each(['12345678901234567890', '9007199254740993', '1.50', '1e3', '-0', '1E+2'])('NDJSON: the number %s would not be sent as written: malformed, not another id', async (number) => {
-    const lines = await read(`n${number}.ndjson`, `{"operation":"item","id":${number},"delete":1}\n{"operation":"item","id":"${number}","delete":1,"value":"a 1.50 in \\"text\\""}\n`);
-    expect(lines).toEqual([
-      { line: 1, problem: `the number ${number} would not be sent as written: write it as a string ("${number}")` },
-      { line: 2, operation: 'item', params: { id: number, delete: '1', value: 'a 1.50 in "text"' } },
-    ]);
-  });
+  it.each(['12345678901234567890', '9007199254740993', '1.50', '1e3', '-0', '1E+2'])(
+    'NDJSON: the number %s would not be sent as written: malformed, not another id',
+    async (number) => {
+      const lines = await read(
+        `n${number}.ndjson`,
+        `{"operation":"item","id":${number},"delete":1}\n{"operation":"item","id":"${number}","delete":1,"value":"a 1.50 in \\"text\\""}\n`,
+      );
+      expect(lines).toEqual([
+        { line: 1, problem: `the number ${number} would not be sent as written: write it as a string ("${number}")` },
+        { line: 2, operation: 'item', params: { id: number, delete: '1', value: 'a 1.50 in "text"' } },
+      ]);
+    },
+  );
 
   it('refuses a parameter the operation does not take', async () => {
     const lines = await read('c.csv', 'operation,id,idEmpresa\nitem,1,5\n');

@@ -8,7 +8,13 @@ describe("a run's audit entries not in the activity log", () => {
   });
 
   it('are those set aside (dead-lettered or left in the spool) and those lost', () => {
-    const stats = { deadLettered: 2, spilled: 3, dropped: 5, deadLetterFailed: 7, deadLetterDropped: 11 } as Partial<ActivityLogStats> as ActivityLogStats;
+    const stats = {
+      deadLettered: 2,
+      spilled: 3,
+      dropped: 5,
+      deadLetterFailed: 7,
+      deadLetterDropped: 11,
+    } as Partial<ActivityLogStats> as ActivityLogStats;
     expect(unwrittenAudit(stats)).toEqual({ setAside: 5, lost: 23 });
   });
 });

@@ -15,13 +15,16 @@ describe('the results file', () => {
     const message = fc.string({ unit: fc.constantFrom('a', 'ñ', ' ', ',', '"', '\n', '\r', "'", '=', '-', '\t', '😀') });
     let run = 0;
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.nat(1_000_000), fc.constantFrom('ok', 'rejected', 'failed'), message), { maxLength: 20 }), (rows) => {
-        const path = join(dir, `${(run += 1)}.csv`);
-        const results = openResultsFile(path);
-        for (const [line, outcome, text] of rows) results.write({ line, outcome, message: text });
-        results.close();
-        expect(readFileSync(path, 'utf8')).toBe(`line,outcome,message\n${rows.map((row) => stringify([row])).join('')}`);
-      }),
+      fc.property(
+        fc.array(fc.tuple(fc.nat(1_000_000), fc.constantFrom('ok', 'rejected', 'failed'), message), { maxLength: 20 }),
+        (rows) => {
+          const path = join(dir, `${(run += 1)}.csv`);
+          const results = openResultsFile(path);
+          for (const [line, outcome, text] of rows) results.write({ line, outcome, message: text });
+          results.close();
+          expect(readFileSync(path, 'utf8')).toBe(`line,outcome,message\n${rows.map((row) => stringify([row])).join('')}`);
+        },
+      ),
       { numRuns: 300 },
     );
   });

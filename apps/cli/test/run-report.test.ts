@@ -35,10 +35,14 @@ describe('the summary', () => {
 
   it('names failed lines and set-aside entries both, then the command to resume', () => {
     const counts = { ...summary().counts, failed: 2 };
-    const lines = reportLines(report({ summary: summary({ counts, allSucceeded: false, interrupted: true }), audit: { setAside: 2, lost: 0 } }));
+    const lines = reportLines(
+      report({ summary: summary({ counts, allSucceeded: false, interrupted: true }), audit: { setAside: 2, lost: 0 } }),
+    );
     expect(lines).toHaveLength(3);
     expect(lines[0]).toBe('run cli-x as user 7: 1 ok, 2 failed, 10 skipped; interrupted; results in f.csv.results.csv');
-    expect(lines[1]).toMatch(/^audit: 2 entries could not be written to the activity log and were set aside in dead\.jsonl; .*replay-dead-letter dead\.jsonl$/);
+    expect(lines[1]).toMatch(
+      /^audit: 2 entries could not be written to the activity log and were set aside in dead\.jsonl; .*replay-dead-letter dead\.jsonl$/,
+    );
     expect(lines[2]).toBe('to resume, run: cotizaciones apply f.csv --as 7');
   });
 });

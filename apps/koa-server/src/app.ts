@@ -64,7 +64,12 @@ export function createApp(options: AppOptions, deps: AppDeps): Koa<RequestState>
   app.on('error', (error: unknown) => logHttpError(deps.log, error, 'koa error'));
 
   const limits = { maxBytes: options.bodyLimitBytes, maxParams: options.maxParams };
-  const sessions = sessionBinding(app, deps.sessions, { signer, policy: options.sessionPolicy, secure: options.secureCookies }, options.traced === true);
+  const sessions = sessionBinding(
+    app,
+    deps.sessions,
+    { signer, policy: options.sessionPolicy, secure: options.secureCookies },
+    options.traced === true,
+  );
   const sameSite = crossSiteGuard(options.allowedOrigins);
   const settings = { limits, session: sessions, log: deps.log, sameSite };
 

@@ -1,7 +1,16 @@
 import type Koa from 'koa';
 import { OPERATIONS, useCases } from '@cotizaciones/core';
 import type { BufferedActivityLog, ReadableActivityLogStore } from '@cotizaciones/adapters';
-import { failedChecks, openAdapters, openSessionStore, openTracing, readinessCheck, readinessMonitor, type Log, type Readiness } from '@cotizaciones/runtime';
+import {
+  failedChecks,
+  openAdapters,
+  openSessionStore,
+  openTracing,
+  readinessCheck,
+  readinessMonitor,
+  type Log,
+  type Readiness,
+} from '@cotizaciones/runtime';
 import { createApp } from './app.js';
 import type { Config } from './config.js';
 import { createMetrics, measuredUpstream } from './metrics.js';
@@ -34,7 +43,10 @@ export async function compose(config: Config, log: Log): Promise<Service> {
   const checks = readinessMonitor(checkStores, READINESS_EVERY_MS);
   // Before start-up ends: /readyz's first answer is a check's finding (each check is bounded in time).
   await checks.firstCheck;
-  const metrics = createMetrics(() => activityLog.stats(), () => activityStoreUp(checks.current()));
+  const metrics = createMetrics(
+    () => activityLog.stats(),
+    () => activityStoreUp(checks.current()),
+  );
   let draining = false;
   const readiness = (): Readiness => (draining ? SHUTTING_DOWN : checks.current());
 
@@ -69,7 +81,12 @@ export async function compose(config: Config, log: Log): Promise<Service> {
     app,
     activityLog,
     activityStore: adapters.activityStore,
-    adapters: { ...adapters.description, sessions: sessions.describe(), devLogin: config.devLogin ? 'on' : 'off', tracing: tracing.enabled ? 'OTLP' : 'off' },
+    adapters: {
+      ...adapters.description,
+      sessions: sessions.describe(),
+      devLogin: config.devLogin ? 'on' : 'off',
+      tracing: tracing.enabled ? 'OTLP' : 'off',
+    },
     readiness,
     drain() {
       draining = true;

@@ -39,7 +39,12 @@ const HttpEnv = z.object({
   SESSION_KEYS: secret(
     z
       .string()
-      .transform((keys) => keys.split(',').map((key) => key.trim()).filter((key) => key !== ''))
+      .transform((keys) =>
+        keys
+          .split(',')
+          .map((key) => key.trim())
+          .filter((key) => key !== ''),
+      )
       .refine((keys) => keys.length > 0 && keys.every((key) => key.length >= 16), 'must be comma-separated keys of 16 characters or more')
       .optional(),
   ),
@@ -49,15 +54,27 @@ const HttpEnv = z.object({
   // The reverse proxies whose headers are taken; a bare number counts hops instead (outside production).
   TRUST_PROXY: z
     .string()
-    .transform((value): TrustProxy => (/^\s*\d+\s*$/.test(value) ? Number(value) : value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '')))
+    .transform((value): TrustProxy =>
+      /^\s*\d+\s*$/.test(value)
+        ? Number(value)
+        : value
+            .split(',')
+            .map((entry) => entry.trim())
+            .filter((entry) => entry !== ''),
+    )
     .refine(
       (setting) => (typeof setting === 'number' ? setting <= 10 : compiles(setting)),
-      'must be the reverse proxies\' addresses, CIDR ranges or loopback/linklocal/uniquelocal, comma-separated (e.g. 10.0.0.5,10.0.1.0/24), or outside production a count from 0 to 10',
+      "must be the reverse proxies' addresses, CIDR ranges or loopback/linklocal/uniquelocal, comma-separated (e.g. 10.0.0.5,10.0.1.0/24), or outside production a count from 0 to 10",
     )
     .optional(),
   ALLOWED_ORIGINS: z
     .string()
-    .transform((list) => list.split(',').map((origin) => origin.trim()).filter((origin) => origin !== ''))
+    .transform((list) =>
+      list
+        .split(',')
+        .map((origin) => origin.trim())
+        .filter((origin) => origin !== ''),
+    )
     .refine(
       (origins) => origins.every((origin) => URL.canParse(origin) && new URL(origin).origin === origin.replace(/\/$/, '')),
       'must be comma-separated origins such as https://app.example.com',
@@ -119,14 +136,24 @@ function readHttpSettings(env: Environment, runtime: RuntimeConfig & SessionConf
   const php = runtime.sessionStore === 'php';
   // With the PHP app's sessions the service signs nothing: no keys to require.
   if (production && !php && !e.SESSION_KEYS) report('SESSION_KEYS', 'is required in production');
-  if (php && e.DEV_LOGIN) report('DEV_LOGIN', 'must be 0 or unset with SESSION_STORE=php (sign-in belongs to the PHP app)', 'SESSION_STORE');
+  if (php && e.DEV_LOGIN)
+    report('DEV_LOGIN', 'must be 0 or unset with SESSION_STORE=php (sign-in belongs to the PHP app)', 'SESSION_STORE');
   if (production && e.DEV_LOGIN) report('DEV_LOGIN', 'must be 0 or unset in production (the dev sign-in routes)');
   // Production cookies are Secure; this server speaks plain HTTP, so it must learn HTTPS from the TLS proxy.
-  if (production && e.TRUST_PROXY === undefined) report('TRUST_PROXY', "is required in production: the TLS proxy's addresses or CIDR ranges, e.g. TRUST_PROXY=10.0.0.5 (Secure cookies need its X-Forwarded-Proto)");
+  if (production && e.TRUST_PROXY === undefined)
+    report(
+      'TRUST_PROXY',
+      "is required in production: the TLS proxy's addresses or CIDR ranges, e.g. TRUST_PROXY=10.0.0.5 (Secure cookies need its X-Forwarded-Proto)",
+    );
   // A count trusts whoever connects: anyone reaching an instance directly would choose the client IP and the idempotency key.
-  if (production && typeof e.TRUST_PROXY === 'number') report('TRUST_PROXY', 'must name the proxies in production, not count them (a count trusts whoever connects): write their addresses or CIDR ranges instead, e.g. TRUST_PROXY=10.0.0.5 or TRUST_PROXY=loopback');
+  if (production && typeof e.TRUST_PROXY === 'number')
+    report(
+      'TRUST_PROXY',
+      'must name the proxies in production, not count them (a count trusts whoever connects): write their addresses or CIDR ranges instead, e.g. TRUST_PROXY=10.0.0.5 or TRUST_PROXY=loopback',
+    );
   // Without it the service's own origin would come from X-Forwarded-Host, a header the proxy may pass through.
-  if (production && !e.ALLOWED_ORIGINS) report('ALLOWED_ORIGINS', 'is required in production: the origins whose pages may POST, e.g. https://app.example.com');
+  if (production && !e.ALLOWED_ORIGINS)
+    report('ALLOWED_ORIGINS', 'is required in production: the origins whose pages may POST, e.g. https://app.example.com');
   if (e.HEADERS_TIMEOUT_MS > e.REQUEST_TIMEOUT_MS) report('HEADERS_TIMEOUT_MS', 'must not exceed REQUEST_TIMEOUT_MS', 'REQUEST_TIMEOUT_MS');
   return {
     port: e.PORT,

@@ -84,7 +84,12 @@ export type AheadOfLine = (req: IncomingMessage, res: ServerResponse) => boolean
  * fair-share line; a pipelined one waits its connection's turn, so a connection gets at most
  * one request a read past the line, and its answers stay in order.
  */
-export function createHttpServer(handler: RequestListener, limits: ServerLimits, log: Pick<Log, 'debug' | 'error'>, aheadOfLine?: AheadOfLine): HttpServer {
+export function createHttpServer(
+  handler: RequestListener,
+  limits: ServerLimits,
+  log: Pick<Log, 'debug' | 'error'>,
+  aheadOfLine?: AheadOfLine,
+): HttpServer {
   const sockets = new Map<Socket, ConnectionState>();
   let closeAfterAnswer = false;
   const start = turnBudget(handler, {

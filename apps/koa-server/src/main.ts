@@ -19,7 +19,8 @@ async function main(): Promise<void> {
   }
   const log = createLog(config.logLevel, stdout);
   if (config.sessionKeysGenerated) log.warn('SESSION_KEYS is unset: sessions are signed with a random key and end with this process');
-  if (config.metrics === 'off') log.warn('METRICS_TOKEN is unset in production: GET /metrics is not served (404); set it to scrape the metrics');
+  if (config.metrics === 'off')
+    log.warn('METRICS_TOKEN is unset in production: GET /metrics is not served (404); set it to scrape the metrics');
   const service = await compose(config, log);
   const http = createHttpServer(service.app.callback(), config.httpLimits, log, probesAheadOfLine(service.readiness));
   http.server.listen(config.port, config.host);
@@ -28,7 +29,10 @@ async function main(): Promise<void> {
   const port = typeof address === 'object' && address ? address.port : config.port;
   const shutdown = gracefulShutdown({ http, service, log, stdout, drainMs: config.shutdownDrainMs, timeoutMs: config.shutdownTimeoutMs });
   // Before the line that says where it listens: a supervisor may signal as soon as it reads it.
-  onStopSignals((signal) => shutdown.stop(signal), (signal) => shutdown.abort(`second ${signal}`));
+  onStopSignals(
+    (signal) => shutdown.stop(signal),
+    (signal) => shutdown.abort(`second ${signal}`),
+  );
   log.info({ url: `http://${config.host}:${port}${config.basePath}`, ...service.adapters }, 'listening');
   void stdout.flush();
 }

@@ -32,14 +32,42 @@ export function createMetrics(activityStats: () => ActivityLogStats, activitySto
   fromStats('activity_log_written_total', 'Activity-log entries written to the store.', (s) => s.written);
   fromStats('activity_log_retried_total', 'Failed activity-log batch writes that were retried.', (s) => s.retried);
   fromStats('activity_log_dropped_total', 'Activity-log entries dropped because the queue was full.', (s) => s.dropped);
-  fromStats('activity_log_spilled_total', 'Activity-log entries set aside in the dead-letter file because the store could not take them in time.', (s) => s.spilled);
-  fromStats('activity_log_dead_lettered_total', 'Activity-log entries the store refused, set aside in the dead-letter file.', (s) => s.deadLettered);
-  fromStats('activity_log_dead_letter_dropped_total', 'Activity-log entries not set aside because the dead-letter file was at ACTIVITY_LOG_DEAD_LETTER_MAX_BYTES (dropped).', (s) => s.deadLetterDropped);
-  fromStats('activity_log_dead_letter_failed_total', 'Activity-log entries the dead-letter file could not take (each written whole to stderr instead).', (s) => s.deadLetterFailed);
-  fromStats('activity_log_stderr_total', 'Activity-log entries written whole to stderr as dead-letter lines: neither the store, the spool nor the dead-letter file could take them.', (s) => s.logged);
+  fromStats(
+    'activity_log_spilled_total',
+    'Activity-log entries set aside in the dead-letter file because the store could not take them in time.',
+    (s) => s.spilled,
+  );
+  fromStats(
+    'activity_log_dead_lettered_total',
+    'Activity-log entries the store refused, set aside in the dead-letter file.',
+    (s) => s.deadLettered,
+  );
+  fromStats(
+    'activity_log_dead_letter_dropped_total',
+    'Activity-log entries not set aside because the dead-letter file was at ACTIVITY_LOG_DEAD_LETTER_MAX_BYTES (dropped).',
+    (s) => s.deadLetterDropped,
+  );
+  fromStats(
+    'activity_log_dead_letter_failed_total',
+    'Activity-log entries the dead-letter file could not take (each written whole to stderr instead).',
+    (s) => s.deadLetterFailed,
+  );
+  fromStats(
+    'activity_log_stderr_total',
+    'Activity-log entries written whole to stderr as dead-letter lines: neither the store, the spool nor the dead-letter file could take them.',
+    (s) => s.logged,
+  );
   fromStats('activity_log_spooled_total', 'Activity-log entries appended to the spool before their answer.', (s) => s.spooled);
-  fromStats('activity_log_spool_skipped_total', 'Activity-log entries the spool could not take (at ACTIVITY_LOG_SPOOL_MAX_BYTES, or a disk error): held in memory only.', (s) => s.spoolSkipped);
-  fromStats('activity_log_adopted_total', 'Activity-log entries taken over at start from the spool segments a stopped process left.', (s) => s.adopted);
+  fromStats(
+    'activity_log_spool_skipped_total',
+    'Activity-log entries the spool could not take (at ACTIVITY_LOG_SPOOL_MAX_BYTES, or a disk error): held in memory only.',
+    (s) => s.spoolSkipped,
+  );
+  fromStats(
+    'activity_log_adopted_total',
+    'Activity-log entries taken over at start from the spool segments a stopped process left.',
+    (s) => s.adopted,
+  );
   new Gauge({
     name: 'activity_log_queue_depth',
     help: 'Activity-log entries waiting to be written.',
@@ -93,7 +121,12 @@ export function createMetrics(activityStats: () => ActivityLogStats, activitySto
 }
 
 /** The `kind` label of upstream_failures_total for each of the core's upstream failures (http_status: an answer of 400 or more). */
-const FAILURE_KIND: Readonly<Record<UpstreamErrorKind, string>> = { unreachable: 'unreachable', timeout: 'timeout', connection: 'connection', 'invalid-body': 'invalid_body' };
+const FAILURE_KIND: Readonly<Record<UpstreamErrorKind, string>> = {
+  unreachable: 'unreachable',
+  timeout: 'timeout',
+  connection: 'connection',
+  'invalid-body': 'invalid_body',
+};
 
 /** The upstream port, timed and counted: a decorator, so every client is measured the same way. */
 export function measuredUpstream(upstream: Upstream, metrics: Metrics): Upstream {

@@ -4,7 +4,10 @@ import { JSON_CONTENT_TYPE, NO_CACHE, refusalMessage, type RefusalStatus } from 
 const text = { type: 'string' } as const;
 /** The answer module's headers, each as a constant the answer must carry. */
 const contractHeaders = Object.fromEntries(
-  Object.entries({ 'Content-Type': JSON_CONTENT_TYPE, ...NO_CACHE }).map(([name, value]) => [name, { required: true, schema: { const: value } }]),
+  Object.entries({ 'Content-Type': JSON_CONTENT_TYPE, ...NO_CACHE }).map(([name, value]) => [
+    name,
+    { required: true, schema: { const: value } },
+  ]),
 );
 const failure = (status: RefusalStatus) => ({
   type: 'object',
@@ -19,7 +22,10 @@ const answer = (description: string, schema: object, extraHeaders: object = {}) 
 });
 
 function endpoint({ name, summary, params, defaultMsg }: Operation) {
-  const form = { type: 'object', properties: Object.fromEntries(Object.entries(params).map(([param, description]) => [param, { ...text, description }])) };
+  const form = {
+    type: 'object',
+    properties: Object.fromEntries(Object.entries(params).map(([param, description]) => [param, { ...text, description }])),
+  };
   return {
     post: {
       operationId: name,
@@ -68,7 +74,12 @@ export function openApiDocument(
         Result: {
           oneOf: [
             { type: 'object', required: ['ok'], additionalProperties: false, properties: { ok: { const: true } } },
-            { type: 'object', required: ['ok', 'msg'], additionalProperties: false, properties: { ok: { const: false }, msg: { type: 'string' } } },
+            {
+              type: 'object',
+              required: ['ok', 'msg'],
+              additionalProperties: false,
+              properties: { ok: { const: false }, msg: { type: 'string' } },
+            },
           ],
         },
       },

@@ -25,7 +25,18 @@ export function pendingConnections(port: number): number[] | undefined {
     for (const line of table.split('\n').slice(1)) {
       const fields = line.trim().split(/\s+/);
       if (fields.length < 10) continue;
-      const [, local, remote, state, , , , , , inode] = fields as [string, string, string, string, string, string, string, string, string, string];
+      const [, local, remote, state, , , , , , inode] = fields as [
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+      ];
       if (portOf(local) !== port) continue;
       const st = Number.parseInt(state, 16);
       if (st === SYN_RECV || (st === ESTABLISHED && inode === '0')) pending.push(portOf(remote));

@@ -40,7 +40,10 @@ const afterPoll = () => new Promise<void>((resolve) => setImmediate(resolve));
  * A second signal (a second or more after the first: see onStopSignals), or the time limit, exits 1
  * after giving the activity log one more second.
  */
-export function gracefulShutdown({ http, service, log, stdout, drainMs, timeoutMs }: Shutdown): { stop(signal: string): void; abort(reason: string): void } {
+export function gracefulShutdown({ http, service, log, stdout, drainMs, timeoutMs }: Shutdown): {
+  stop(signal: string): void;
+  abort(reason: string): void;
+} {
   let stopping = false;
   const deadline = () => started + timeoutMs;
   let started = 0;
@@ -52,7 +55,10 @@ export function gracefulShutdown({ http, service, log, stdout, drainMs, timeoutM
     process.exit(code);
   };
   const abort = (reason: string) => {
-    log.error({ reason, ...service.activityLog.stats() }, 'shutdown cut short: answering what waits on the upstream, writing what can be written');
+    log.error(
+      { reason, ...service.activityLog.stats() },
+      'shutdown cut short: answering what waits on the upstream, writing what can be written',
+    );
     // Answered with the failure message, not cut: a cut POST is one nginx would send to another instance.
     service.cutUpstreamCalls();
     void Promise.race([service.activityLog.flush(), delay(1_000)]).finally(() => {

@@ -58,62 +58,79 @@ describe('an audit entry the database refuses', () => {
   });
 
   for (const { name, url, replayUrl, mysql, poison, fix } of cases) {
-    it.skipIf(missing(name, url))(`${name}: the 51 later entries written, the refused one in the dead-letter file, counted; the replay command restores it once the table is fixed`, async () => {
-      const target = url ?? '';
-      const table = `activity_log_dl${randomBytes(4).toString('hex')}`;
-      tables.push([target, table]);
-      await runSql(target, oldActivityTableSql(mysql, table));
-      svc = await startService({ ACTIVITY_LOG_URL: target, ACTIVITY_LOG_TABLE: table });
-      const good = await svc.signIn('7');
-      const bad = await svc.signIn(poison.user);
+    it.skipIf(missing(name, url))(
+      `${name}: the 51 later entries written, the refused one in the dead-letter file, counted; the replay command restores it once the table is fixed`,
+      async () => {
+        const target = url ?? '';
+        const table = `activity_log_dl${randomBytes(4).toString('hex')}`;
+        tables.push([target, table]);
+        await runSql(target, oldActivityTableSql(mysql, table));
+        svc = await startService({ ACTIVITY_LOG_URL: target, ACTIVITY_LOG_TABLE: table });
+        const good = await svc.signIn('7');
+        const bad = await svc.signIn(poison.user);
 
-      await expectAnswer(await svc.post(FIELD_PATH, form({ id: '1', field: 'estado' }), { cookie: good }), 200, '{"ok":true}');
-      await expectAnswer(await svc.post(FIELD_PATH, form({ id: '2', field: poison.field }), { cookie: bad }), 200, '{"ok":true}');
-      for (let id = 3; id <= 53; id += 1) {
-        await expectAnswer(await svc.post(FIELD_PATH, form({ id: String(id), field: 'estado' }), { cookie: good }), 200, '{"ok":true}');
-      }
+        await expectAnswer(await svc.post(FIELD_PATH, form({ id: '1', field: 'estado' }), { cookie: good }), 200, '{"ok":true}');
+        await expectAnswer(await svc.post(FIELD_PATH, form({ id: '2', field: poison.field }), { cookie: bad }), 200, '{"ok":true}');
+        for (let id = 3; id <= 53; id += 1) {
+          await expectAnswer(await svc.post(FIELD_PATH, form({ id: String(id), field: 'estado' }), { cookie: good }), 200, '{"ok":true}');
+        }
 
-      const rows = await svc.rows();
-      expect(rows.map((row) => Number(row.entity_id))).toEqual([1, ...Array.from({ length: 51 }, (_, i) => i + 3)]);
-      const lines = readFileSync(svc.deadLetterFile, 'utf8').split('\n').filter((line) => line !== '');
-      expect(lines).toHaveLength(1);
-      const setAside = JSON.parse(lines[0] ?? '') as { code: string; reason: string; refusedAt: string; entry: Record<string, unknown> };
-      expect(setAside.code).toBe(mysql ? 'ER_TRUNCATED_WRONG_VALUE_FOR_FIELD' : '22001');
-      expect(setAside.entry).toMatchObject({ entityId: '2', userId: poison.user, details: { field: poison.field }, eventKey: 'cotizaciones.update', module: 'Cotizaciones' });
-      expect(svc.service.activityLog.stats()).toMatchObject({ written: 52, deadLettered: 1, retried: 0, queued: 0 });
-      const metrics = await (await fetch(`${svc.url}/metrics`)).text();
-      expect(metrics).toMatch(/^activity_log_dead_lettered_total 1$/m);
-      const reported = svc.logs.lines.filter((line) => line.msg === 'activity log entry refused by the store; set aside in the dead-letter file');
-      expect(reported).toHaveLength(1);
-      expect(reported[0]).toMatchObject({ entry: { entityId: '2', eventKey: 'cotizaciones.update' } });
-      const file = svc.deadLetterFile;
-      await svc.close();
-      svc = undefined;
+        const rows = await svc.rows();
+        expect(rows.map((row) => Number(row.entity_id))).toEqual([1, ...Array.from({ length: 51 }, (_, i) => i + 3)]);
+        const lines = readFileSync(svc.deadLetterFile, 'utf8')
+          .split('\n')
+          .filter((line) => line !== '');
+        expect(lines).toHaveLength(1);
+        const setAside = JSON.parse(lines[0] ?? '') as { code: string; reason: string; refusedAt: string; entry: Record<string, unknown> };
+        expect(setAside.code).toBe(mysql ? 'ER_TRUNCATED_WRONG_VALUE_FOR_FIELD' : '22001');
+        expect(setAside.entry).toMatchObject({
+          entityId: '2',
+          userId: poison.user,
+          details: { field: poison.field },
+          eventKey: 'cotizaciones.update',
+          module: 'Cotizaciones',
+        });
+        expect(svc.service.activityLog.stats()).toMatchObject({ written: 52, deadLettered: 1, retried: 0, queued: 0 });
+        const metrics = await (await fetch(`${svc.url}/metrics`)).text();
+        expect(metrics).toMatch(/^activity_log_dead_lettered_total 1$/m);
+        const reported = svc.logs.lines.filter(
+          (line) => line.msg === 'activity log entry refused by the store; set aside in the dead-letter file',
+        );
+        expect(reported).toHaveLength(1);
+        expect(reported[0]).toMatchObject({ entry: { entityId: '2', eventKey: 'cotizaciones.update' } });
+        const file = svc.deadLetterFile;
+        await svc.close();
+        svc = undefined;
 
-      // The command, as documented: the service's variables, the file as its argument.
-      const env = { ACTIVITY_LOG_URL: replayUrl ?? '', ACTIVITY_LOG_TABLE: table };
-      const refusedStill = await replay(env, file);
-      expect(refusedStill).toMatchObject({ code: 1 });
-      expect(refusedStill.output).toContain('0 written, 1 still refused, 0 unreadable, 0 not tried');
-      expect(readFileSync(file, 'utf8').split('\n').filter((line) => line !== '')).toHaveLength(1);
+        // The command, as documented: the service's variables, the file as its argument.
+        const env = { ACTIVITY_LOG_URL: replayUrl ?? '', ACTIVITY_LOG_TABLE: table };
+        const refusedStill = await replay(env, file);
+        expect(refusedStill).toMatchObject({ code: 1 });
+        expect(refusedStill.output).toContain('0 written, 1 still refused, 0 unreadable, 0 not tried');
+        expect(
+          readFileSync(file, 'utf8')
+            .split('\n')
+            .filter((line) => line !== ''),
+        ).toHaveLength(1);
 
-      await runSql(target, `ALTER TABLE ${table} ${fix}`);
-      const replayed = await replay(env, file);
-      expect(replayed).toMatchObject({ code: 0 });
-      expect(replayed.output).toContain('1 written, 0 still refused, 0 unreadable, 0 not tried');
-      expect(readFileSync(file, 'utf8')).toBe('');
-      const again = await replay(env, file);
-      expect(again).toMatchObject({ code: 0 });
-      expect(again.output).toContain('0 written, 0 still refused');
+        await runSql(target, `ALTER TABLE ${table} ${fix}`);
+        const replayed = await replay(env, file);
+        expect(replayed).toMatchObject({ code: 0 });
+        expect(replayed.output).toContain('1 written, 0 still refused, 0 unreadable, 0 not tried');
+        expect(readFileSync(file, 'utf8')).toBe('');
+        const again = await replay(env, file);
+        expect(again).toMatchObject({ code: 0 });
+        expect(again.output).toContain('0 written, 0 still refused');
 
-      const reader = await openSqlActivityLogStore(target, { table });
-      const stored = (await reader.recent(100)).reverse();
-      await reader.close();
-      expect(stored).toHaveLength(53);
-      expect(stored.at(-1)).toMatchObject({ entity_id: '2', user_id: poison.user, details: JSON.stringify({ field: poison.field }) });
-      for (const output of [refusedStill.output, replayed.output, again.output]) expect(output).not.toContain('SECRET');
-      rmSync(dirname(file), { recursive: true, force: true });
-    });
+        const reader = await openSqlActivityLogStore(target, { table });
+        const stored = (await reader.recent(100)).reverse();
+        await reader.close();
+        expect(stored).toHaveLength(53);
+        expect(stored.at(-1)).toMatchObject({ entity_id: '2', user_id: poison.user, details: JSON.stringify({ field: poison.field }) });
+        for (const output of [refusedStill.output, replayed.output, again.output]) expect(output).not.toContain('SECRET');
+        rmSync(dirname(file), { recursive: true, force: true });
+      },
+    );
   }
 
   it('the replay command against a database it cannot reach: exit 1, the cause printed, the password never, the file untouched', async () => {
@@ -149,17 +166,25 @@ describe.skipIf(missing('PostgreSQL (TEST_POSTGRES_URL)', urls.postgres))('a dat
     };
     const server = await startProcess({ ...env, ACTIVITY_LOG_URL: `postgres://postgres@127.0.0.1:${await freePort()}/never` });
     try {
-      const cookie = cookieHeader(await fetch(`${server.url}/dev/login`, { method: 'POST', body: new URLSearchParams({ id: '7', name: 'Ana' }) }));
+      const cookie = cookieHeader(
+        await fetch(`${server.url}/dev/login`, { method: 'POST', body: new URLSearchParams({ id: '7', name: 'Ana' }) }),
+      );
       // 3 fit in the queue; 2 more spill over into the file at once; the 3 stay in the spool at the stop.
       for (const id of ['1', '2', '3', '4', '5']) {
-        await expectAnswer(await fetch(`${server.url}${FIELD_PATH}`, { method: 'POST', body: form({ id, field: `f${id}` }), headers: { cookie } }), 200, '{"ok":true}');
+        await expectAnswer(
+          await fetch(`${server.url}${FIELD_PATH}`, { method: 'POST', body: form({ id, field: `f${id}` }), headers: { cookie } }),
+          200,
+          '{"ok":true}',
+        );
       }
       const started = Date.now();
       server.child.kill('SIGTERM');
       const code = await new Promise<number | null>((resolve) => server.child.once('exit', (exitCode) => resolve(exitCode)));
       expect(code).toBe(0);
       expect(Date.now() - started).toBeLessThan(4_000);
-      const lines = readFileSync(file, 'utf8').split('\n').filter((line) => line !== '');
+      const lines = readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((line) => line !== '');
       const setAside = lines.map((line) => JSON.parse(line) as { code: string; entry: { entityId: string } });
       expect(setAside.map((line) => line.entry.entityId).sort()).toEqual(['4', '5']);
       expect(setAside.map((line) => line.code)).toEqual(['QUEUE_FULL', 'QUEUE_FULL']);

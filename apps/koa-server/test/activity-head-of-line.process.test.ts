@@ -31,7 +31,9 @@ describe.skipIf(missing('MySQL/MariaDB (TEST_MYSQL_URL)', urls.mysql))('one entr
     }
     const store = svc.service.activityStore;
     expect(await until(async () => (await store.recent(100)).length === 20, 60_000)).toBe(true);
-    expect((await store.recent(100)).map((row) => Number(row.entity_id)).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i + 101));
+    expect((await store.recent(100)).map((row) => Number(row.entity_id)).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 20 }, (_, i) => i + 101),
+    );
     await svc.service.activityLog.flush();
     const setAside = readFileSync(svc.deadLetterFile, 'utf8')
       .split('\n')

@@ -47,10 +47,17 @@ describe.skipIf(missing('PostgreSQL (TEST_POSTGRES_URL)', urls.postgres))('the a
   const changes = async (url: string, count: number, from = 1) => {
     const cookie = cookieHeader(await fetch(`${url}/dev/login`, { method: 'POST', body: new URLSearchParams({ id: '7', name: 'Ana' }) }));
     for (let id = from; id < from + count; id += 1) {
-      await expectAnswer(await fetch(`${url}${FIELD_PATH}`, { method: 'POST', body: form({ id: String(id) }), headers: { cookie } }), 200, '{"ok":true}');
+      await expectAnswer(
+        await fetch(`${url}${FIELD_PATH}`, { method: 'POST', body: form({ id: String(id) }), headers: { cookie } }),
+        200,
+        '{"ok":true}',
+      );
     }
   };
-  const kill = async (child: { kill(signal: NodeJS.Signals): boolean; once(event: 'exit', listener: () => void): unknown }, signal: NodeJS.Signals) => {
+  const kill = async (
+    child: { kill(signal: NodeJS.Signals): boolean; once(event: 'exit', listener: () => void): unknown },
+    signal: NodeJS.Signals,
+  ) => {
     const exited = once(child as never, 'exit');
     child.kill(signal);
     await exited;

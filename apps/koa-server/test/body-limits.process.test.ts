@@ -44,7 +44,14 @@ describe('bodies streamed far past the limit (a child process, RSS from /proc)',
     const login = await fetch(`${server.url}/dev/login`, { method: 'POST', body: form({ id: '7' }) });
     const cookie = cookieHeader(login);
     // Warm up every path the flood takes, then take the idle size.
-    for (const body of [form({ id: '1' }), (() => { const data = new FormData(); data.append('id', '1'); return data; })()]) {
+    for (const body of [
+      form({ id: '1' }),
+      (() => {
+        const data = new FormData();
+        data.append('id', '1');
+        return data;
+      })(),
+    ]) {
       expect(await (await fetch(`${server.url}${FIELD_PATH}`, { method: 'POST', body, headers: { cookie } })).text()).toBe('{"ok":true}');
     }
     const idle = memoryOf(pid).rssMiB;
@@ -64,7 +71,9 @@ describe('bodies streamed far past the limit (a child process, RSS from /proc)',
     const results = await Promise.all(cases.map(([, post]) => streamPost(server.url, post)));
     clearInterval(sampler);
     const peak = memoryOf(pid).peakMiB;
-    console.log(`body limits on Node ${process.versions.node}: idle ${idle.toFixed(1)} MiB, sampled peak ${sampled.toFixed(1)} MiB, kernel peak ${peak.toFixed(1)} MiB`);
+    console.log(
+      `body limits on Node ${process.versions.node}: idle ${idle.toFixed(1)} MiB, sampled peak ${sampled.toFixed(1)} MiB, kernel peak ${peak.toFixed(1)} MiB`,
+    );
 
     for (const [index, [name, , status, body]] of cases.entries()) {
       const { response, connectionEnded, sentBytes, events } = results[index]!;

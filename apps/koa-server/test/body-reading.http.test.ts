@@ -9,16 +9,24 @@ import { streamPost } from './support/streaming-client.js';
 
 const LIMIT = 64 * 1024;
 const TOO_LARGE = '{"ok":false,"msg":"Solicitud demasiado grande."}';
-const gzipForm = (body: Buffer) => ({ 'content-type': 'application/x-www-form-urlencoded', 'content-encoding': 'gzip', 'content-length': String(body.length) });
+const gzipForm = (body: Buffer) => ({
+  'content-type': 'application/x-www-form-urlencoded',
+  'content-encoding': 'gzip',
+  'content-length': String(body.length),
+});
 
 /** A gzip-encoded form POST sent chunked (no Content-Length to refuse it by): status and body of the answer. */
 function postChunkedGzip(url: string, body: Buffer, cookie: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', 'content-encoding': 'gzip' } }, (res) => {
-      let text = '';
-      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-    });
+    const req = request(
+      url,
+      { method: 'POST', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', 'content-encoding': 'gzip' } },
+      (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      },
+    );
     req.on('error', reject);
     for (let i = 0; i < body.length; i += 4096) req.write(body.subarray(i, i + 4096));
     req.end();
@@ -60,7 +68,9 @@ describe('reading request bodies', () => {
     socket.destroy();
     while (!app.logs.lines.slice(before).some((line) => line.msg === 'request')) await new Promise((resolve) => setTimeout(resolve, 10));
     const lines = app.logs.lines.slice(before);
-    expect(lines.filter((line) => line.msg === 'request')).toEqual([expect.objectContaining({ level: 30, status: 400, outcome: 'rejected' })]);
+    expect(lines.filter((line) => line.msg === 'request')).toEqual([
+      expect.objectContaining({ level: 30, status: 400, outcome: 'rejected' }),
+    ]);
     // Besides it, at most the parser's note of the cut at debug level.
     expect(lines.filter((line) => (line.level as number) > 20)).toHaveLength(1);
     expect(JSON.stringify(lines)).not.toMatch(/stack|at [\w.]+ \(/);

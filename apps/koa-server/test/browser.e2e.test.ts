@@ -27,7 +27,15 @@ describe.skipIf(missing('chromium', available))('the front end in a real browser
     site = await listenOn(withTestPage(svc.service.app.callback()));
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
   });
   afterAll(async () => {
@@ -55,15 +63,40 @@ describe.skipIf(missing('chromium', available))('the front end in a real browser
 
   it.each([
     ['$.post', 'viaJqueryPost', { id: '101', field: 'estado', value: 'aprobada ñ' }],
-    ['$.ajax with FormData', 'viaJqueryFormData', [['id', '102'], ['field', 'estado'], ['value', 'aprobada ñ']]],
-    ['fetch with URLSearchParams', 'viaFetchParams', [['id', '103'], ['field', 'estado'], ['value', 'aprobada ñ']]],
-    ['fetch with FormData', 'viaFetchFormData', [['id', '104'], ['field', 'estado'], ['value', 'aprobada ñ']]],
+    [
+      '$.ajax with FormData',
+      'viaJqueryFormData',
+      [
+        ['id', '102'],
+        ['field', 'estado'],
+        ['value', 'aprobada ñ'],
+      ],
+    ],
+    [
+      'fetch with URLSearchParams',
+      'viaFetchParams',
+      [
+        ['id', '103'],
+        ['field', 'estado'],
+        ['value', 'aprobada ñ'],
+      ],
+    ],
+    [
+      'fetch with FormData',
+      'viaFetchFormData',
+      [
+        ['id', '104'],
+        ['field', 'estado'],
+        ['value', 'aprobada ñ'],
+      ],
+    ],
   ])('updates a quotation with %s', async (_, how, data) => {
     expect(await page.evaluate(() => (globalThis as unknown as PageHelpers).signIn('7'))).toEqual({ ok: true });
-    const reply = await page.evaluate(
-      ([fn, url, payload]) => (globalThis as unknown as PageHelpers)[fn]!(url, payload),
-      [how, FIELD, data] as const,
-    );
+    const reply = await page.evaluate(([fn, url, payload]) => (globalThis as unknown as PageHelpers)[fn]!(url, payload), [
+      how,
+      FIELD,
+      data,
+    ] as const);
     expect(reply).toEqual({ ok: true });
     const id = Array.isArray(data) ? (data[0] as string[])[1] : (data as { id: string }).id;
     expect(sent()).toEqual([{ id, field: 'estado', value: 'aprobada ñ' }]);

@@ -27,7 +27,11 @@ describe('the deployable bundle', () => {
     const server = await startProcess({ ACTIVITY_LOG_URL: `sqlite:${join(dir, 'data/activity.db')}` }, join(dir, 'dist/main.js'));
     expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
     const cookie = cookieHeader(await fetch(`${server.url}/dev/login`, { method: 'POST', body: form({ id: '1' }) }));
-    const answer = await fetch(`${server.url}${FIELD_PATH}`, { method: 'POST', body: form({ id: '12', field: 'estado' }), headers: { cookie } });
+    const answer = await fetch(`${server.url}${FIELD_PATH}`, {
+      method: 'POST',
+      body: form({ id: '12', field: 'estado' }),
+      headers: { cookie },
+    });
     expect(await answer.text()).toBe('{"ok":true}');
 
     // The operator's command ships in the bundle: the dead-letter replay, as docs/operations.md runs it there.

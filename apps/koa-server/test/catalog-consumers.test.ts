@@ -14,7 +14,10 @@ describe('the files that list the operations by hand', () => {
     const conf = read('deploy/nginx.conf');
     const locations = [...conf.matchAll(/^\s*location ~ (\S+) \{/gm)].map((match) => new RegExp(match[1]!));
     for (const { webPath } of OPERATIONS) {
-      expect(locations.some((location) => location.test(webPath)), `deploy/nginx.conf (quoted in docs/operations.md): no location takes ${webPath}`).toBe(true);
+      expect(
+        locations.some((location) => location.test(webPath)),
+        `deploy/nginx.conf (quoted in docs/operations.md): no location takes ${webPath}`,
+      ).toBe(true);
     }
     const served = (path: string) => locations.some((location) => location.test(path));
     expect(served('/cotizaciones/api/other.php'), 'deploy/nginx.conf: a location takes more than the catalog').toBe(false);
@@ -26,7 +29,9 @@ describe('the files that list the operations by hand', () => {
 
   it('deploy/nginx-strangler.conf has one exact location per operation of the catalog', () => {
     const exact = [...read('deploy/nginx-strangler.conf').matchAll(/^\s*location = (\S+) \{/gm)].map((match) => match[1]);
-    expect(exact.sort(), 'deploy/nginx-strangler.conf: one `location = <webPath>` per operation').toEqual(OPERATIONS.map(({ webPath }) => webPath).sort());
+    expect(exact.sort(), 'deploy/nginx-strangler.conf: one `location = <webPath>` per operation').toEqual(
+      OPERATIONS.map(({ webPath }) => webPath).sort(),
+    );
   });
 
   it("docs/contract.md's table of endpoints and its list of parameters name every operation as the catalog has it", () => {
@@ -49,7 +54,8 @@ describe('the files that list the operations by hand', () => {
     for (const operation of OPERATIONS) {
       const row = rows.find((line) => line.trim().startsWith(`| \`${operation.lineName}\``));
       expect(row, `docs/cli.md: no row for the operation ${operation.lineName}`).toBeDefined();
-      for (const param of paramNames(operation)) expect(row, `docs/cli.md, operation ${operation.lineName}: column ${param}`).toContain(`\`${param}\``);
+      for (const param of paramNames(operation))
+        expect(row, `docs/cli.md, operation ${operation.lineName}: column ${param}`).toContain(`\`${param}\``);
     }
     expect(rows.length, 'docs/cli.md: a row for an operation the catalog does not have').toBe(OPERATIONS.length);
   });

@@ -20,7 +20,9 @@ function rejected(padding = ''): Record<string, string> {
 
 /** A Buffer in a JSON log line is a list of byte values: read them as text so a secret inside shows. */
 function withBuffersAsText(line: string): string {
-  return line.replace(/"data":\[([\d,]*)\]/g, (_, bytes: string) => JSON.stringify(Buffer.from(bytes.split(',').map(Number)).toString('latin1')));
+  return line.replace(/"data":\[([\d,]*)\]/g, (_, bytes: string) =>
+    JSON.stringify(Buffer.from(bytes.split(',').map(Number)).toString('latin1')),
+  );
 }
 
 describe('requests the HTTP parser refuses', () => {

@@ -20,7 +20,12 @@ describe('client IP and user agent in the audit row', () => {
   async function postFrom(svc: TestService, url: string, from: string, headers: Record<string, string>) {
     const before = (await svc.rows()).length;
     const cookie = await svc.signIn();
-    const answer = await rawPost(`${url}${FIELD_PATH}`, form({ id: '12', field: 'estado', value: 'x' }).toString(), { ...headers, cookie }, from);
+    const answer = await rawPost(
+      `${url}${FIELD_PATH}`,
+      form({ id: '12', field: 'estado', value: 'x' }).toString(),
+      { ...headers, cookie },
+      from,
+    );
     expect(answer.status).toBe(200);
     const rows = (await svc.rows()).slice(before);
     expect(rows).toHaveLength(1);
@@ -43,7 +48,7 @@ describe('client IP and user agent in the audit row', () => {
     expect(row.client_ip).toBe('127.0.0.2');
   });
 
-  it('with TRUST_PROXY=0, ignores X-Forwarded-For and records the connection\'s address', async () => {
+  it("with TRUST_PROXY=0, ignores X-Forwarded-For and records the connection's address", async () => {
     const svc = await service('0');
     const row = await postFrom(svc, svc.url, '127.0.0.3', { 'x-forwarded-for': '6.6.6.6' });
     expect(row.client_ip).toBe('127.0.0.3');

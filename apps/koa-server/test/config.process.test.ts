@@ -36,14 +36,14 @@ describe('a bad configuration, in the server process', () => {
       'configuration error: ACTIVITY_LOG_URL must be sqlite:<file>, postgres://…, mysql://… or memory: (got "ftp://db.example.com/log")',
       'configuration error: PORT must be an integer from 0 to 65535 (0: any free port) (got "http")',
       'configuration error: SESSION_KEYS must be comma-separated keys of 16 characters or more',
-      "configuration error: TRUST_PROXY must be the reverse proxies' addresses, CIDR ranges or loopback/linklocal/uniquelocal, comma-separated (e.g. 10.0.0.5,10.0.1.0/24), or outside production a count from 0 to 10 (got \"true\")",
+      'configuration error: TRUST_PROXY must be the reverse proxies\' addresses, CIDR ranges or loopback/linklocal/uniquelocal, comma-separated (e.g. 10.0.0.5,10.0.1.0/24), or outside production a count from 0 to 10 (got "true")',
       'configuration error: METRICS_TOKEN must be a token of 16 characters or more',
       'configuration error: ALLOWED_ORIGINS is required in production: the origins whose pages may POST, e.g. https://app.example.com',
     ]);
     expect(stdout + stderr).not.toMatch(/SECRET|svc-user/);
   });
 
-  it('refuses the user\'s upstream token in a cookie session', async () => {
+  it("refuses the user's upstream token in a cookie session", async () => {
     const { code, stderr } = await run({ UPSTREAM_BASE_URL: 'http://127.0.0.1:9', UPSTREAM_TOKEN_SESSION_KEY: 'token' });
     expect(code).toBe(1);
     expect(stderr).toBe(
@@ -66,7 +66,12 @@ describe('GET /metrics in production', () => {
   it('is not served without METRICS_TOKEN (404, one warning at start-up), and only to its bearer with one', async () => {
     const open = await startProcess(production);
     expect((await fetch(`${open.url}/metrics`)).status).toBe(404);
-    expect(open.output().split('\n').filter((line) => line.includes('METRICS_TOKEN is unset in production'))).toHaveLength(1);
+    expect(
+      open
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('METRICS_TOKEN is unset in production')),
+    ).toHaveLength(1);
     open.child.kill('SIGKILL');
 
     const guarded = await startProcess({ ...production, METRICS_TOKEN: 'metrics-token-0123456789' });

@@ -86,9 +86,21 @@ describe('loadConfig', () => {
     ['a base path ending in a slash', { BASE_PATH: '/app/' }, /^BASE_PATH /],
     ['an upstream that is not an http URL', { UPSTREAM_BASE_URL: 'ftp://x', UPSTREAM_TOKEN: 't' }, /^UPSTREAM_BASE_URL /],
     ['an upstream without a token', { UPSTREAM_BASE_URL: 'http://u' }, /^UPSTREAM_TOKEN /],
-    ['two token sources', { UPSTREAM_BASE_URL: 'http://u', UPSTREAM_TOKEN: 't', UPSTREAM_TOKEN_URL: 'http://id/token' }, /^UPSTREAM_TOKEN_URL must not be set with UPSTREAM_TOKEN: set only one/],
-    ['a token URL without a client id', { UPSTREAM_BASE_URL: 'http://u', UPSTREAM_TOKEN_URL: 'http://id/token', UPSTREAM_CLIENT_SECRET: 's' }, /^UPSTREAM_CLIENT_ID /],
-    ['a token URL without a secret', { UPSTREAM_BASE_URL: 'http://u', UPSTREAM_TOKEN_URL: 'http://id/token', UPSTREAM_CLIENT_ID: 'c' }, /^UPSTREAM_CLIENT_SECRET /],
+    [
+      'two token sources',
+      { UPSTREAM_BASE_URL: 'http://u', UPSTREAM_TOKEN: 't', UPSTREAM_TOKEN_URL: 'http://id/token' },
+      /^UPSTREAM_TOKEN_URL must not be set with UPSTREAM_TOKEN: set only one/,
+    ],
+    [
+      'a token URL without a client id',
+      { UPSTREAM_BASE_URL: 'http://u', UPSTREAM_TOKEN_URL: 'http://id/token', UPSTREAM_CLIENT_SECRET: 's' },
+      /^UPSTREAM_CLIENT_ID /,
+    ],
+    [
+      'a token URL without a secret',
+      { UPSTREAM_BASE_URL: 'http://u', UPSTREAM_TOKEN_URL: 'http://id/token', UPSTREAM_CLIENT_ID: 'c' },
+      /^UPSTREAM_CLIENT_SECRET /,
+    ],
     ['a session token key that is not a name', { UPSTREAM_TOKEN_SESSION_KEY: 'a.b' }, /^UPSTREAM_TOKEN_SESSION_KEY /],
     ['an origin with a path', { ALLOWED_ORIGINS: 'https://app.example.com/x' }, /^ALLOWED_ORIGINS /],
     ['an origin that is not a URL', { ALLOWED_ORIGINS: 'app.example.com' }, /^ALLOWED_ORIGINS /],
@@ -104,23 +116,58 @@ describe('loadConfig', () => {
     ['a DEV_LOGIN that is not a flag', { DEV_LOGIN: 'yes' }, /^DEV_LOGIN /],
     ['production on the demo upstream', { NODE_ENV: 'production', SESSION_KEYS: KEYS }, /^UPSTREAM_BASE_URL /],
     ['production without session keys', { NODE_ENV: 'production', UPSTREAM_BASE_URL: 'http://u', UPSTREAM_TOKEN: 't' }, /^SESSION_KEYS /],
-    ['production with the dev sign-in', { NODE_ENV: 'production', UPSTREAM_BASE_URL: 'http://u', UPSTREAM_TOKEN: 't', SESSION_KEYS: KEYS, DEV_LOGIN: '1' }, /^DEV_LOGIN /],
-    ['production without a trusted proxy', { NODE_ENV: 'production', UPSTREAM_BASE_URL: 'http://u', UPSTREAM_TOKEN: 't', SESSION_KEYS: KEYS, ALLOWED_ORIGINS: 'https://a.example' }, /^TRUST_PROXY is required in production/],
-    ['production without allowed origins', { NODE_ENV: 'production', UPSTREAM_BASE_URL: 'http://u', UPSTREAM_TOKEN: 't', SESSION_KEYS: KEYS, TRUST_PROXY: '10.0.0.5' }, /^ALLOWED_ORIGINS is required in production/],
+    [
+      'production with the dev sign-in',
+      { NODE_ENV: 'production', UPSTREAM_BASE_URL: 'http://u', UPSTREAM_TOKEN: 't', SESSION_KEYS: KEYS, DEV_LOGIN: '1' },
+      /^DEV_LOGIN /,
+    ],
+    [
+      'production without a trusted proxy',
+      {
+        NODE_ENV: 'production',
+        UPSTREAM_BASE_URL: 'http://u',
+        UPSTREAM_TOKEN: 't',
+        SESSION_KEYS: KEYS,
+        ALLOWED_ORIGINS: 'https://a.example',
+      },
+      /^TRUST_PROXY is required in production/,
+    ],
+    [
+      'production without allowed origins',
+      { NODE_ENV: 'production', UPSTREAM_BASE_URL: 'http://u', UPSTREAM_TOKEN: 't', SESSION_KEYS: KEYS, TRUST_PROXY: '10.0.0.5' },
+      /^ALLOWED_ORIGINS is required in production/,
+    ],
     ['TRUST_PROXY=true (neither an address nor a count)', { TRUST_PROXY: 'true' }, /^TRUST_PROXY must be the reverse proxies' addresses/],
     ['TRUST_PROXY naming a host', { TRUST_PROXY: 'loopback,nginx' }, /^TRUST_PROXY must be the reverse proxies' addresses/],
     ['TRUST_PROXY with an address out of range', { TRUST_PROXY: '10.0.0.256' }, /^TRUST_PROXY must be the reverse proxies' addresses/],
     ['TRUST_PROXY with a prefix too long', { TRUST_PROXY: '10.0.0.0/33' }, /^TRUST_PROXY must be the reverse proxies' addresses/],
     ['TRUST_PROXY with no entry', { TRUST_PROXY: ' , ' }, /^TRUST_PROXY must be the reverse proxies' addresses/],
     ['TRUST_PROXY counting more than 10 proxies', { TRUST_PROXY: '11' }, /^TRUST_PROXY must be the reverse proxies' addresses/],
-    ['credentials in the upstream URL', { UPSTREAM_BASE_URL: 'http://user:pw@api.example.com', UPSTREAM_TOKEN: 't' }, /^UPSTREAM_BASE_URL must not contain a user name or password/],
-    ['a user name in the upstream URL', { UPSTREAM_BASE_URL: 'https://user@api.example.com', UPSTREAM_TOKEN: 't' }, /^UPSTREAM_BASE_URL must not contain a user name or password/],
+    [
+      'credentials in the upstream URL',
+      { UPSTREAM_BASE_URL: 'http://user:pw@api.example.com', UPSTREAM_TOKEN: 't' },
+      /^UPSTREAM_BASE_URL must not contain a user name or password/,
+    ],
+    [
+      'a user name in the upstream URL',
+      { UPSTREAM_BASE_URL: 'https://user@api.example.com', UPSTREAM_TOKEN: 't' },
+      /^UPSTREAM_BASE_URL must not contain a user name or password/,
+    ],
     [
       'credentials in the token URL',
-      { UPSTREAM_BASE_URL: 'http://u', UPSTREAM_TOKEN_URL: 'https://c:s@id.example.com/token', UPSTREAM_CLIENT_ID: 'c', UPSTREAM_CLIENT_SECRET: 's' },
+      {
+        UPSTREAM_BASE_URL: 'http://u',
+        UPSTREAM_TOKEN_URL: 'https://c:s@id.example.com/token',
+        UPSTREAM_CLIENT_ID: 'c',
+        UPSTREAM_CLIENT_SECRET: 's',
+      },
       /^UPSTREAM_TOKEN_URL must not contain a user name or password/,
     ],
-    ['the user\'s token in a cookie session', { UPSTREAM_BASE_URL: 'http://u', UPSTREAM_TOKEN_SESSION_KEY: 'token' }, /^UPSTREAM_TOKEN_SESSION_KEY needs server-side sessions \(SESSION_STORE=redis or php\)/],
+    [
+      "the user's token in a cookie session",
+      { UPSTREAM_BASE_URL: 'http://u', UPSTREAM_TOKEN_SESSION_KEY: 'token' },
+      /^UPSTREAM_TOKEN_SESSION_KEY needs server-side sessions \(SESSION_STORE=redis or php\)/,
+    ],
   ])('refuses %s, naming the variable', (_, env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
@@ -128,25 +175,48 @@ describe('loadConfig', () => {
 
   it.each<[Record<string, string>, unknown]>([
     [{}, { kind: 'static', token: 'demo-token' }],
-    [{ UPSTREAM_BASE_URL: 'http://u', UPSTREAM_TOKEN: 'abc' }, { kind: 'static', token: 'abc' }],
     [
-      { UPSTREAM_BASE_URL: 'http://u', UPSTREAM_TOKEN_URL: 'https://id/token', UPSTREAM_CLIENT_ID: 'c', UPSTREAM_CLIENT_SECRET: 's', UPSTREAM_SCOPE: 'x y' },
+      { UPSTREAM_BASE_URL: 'http://u', UPSTREAM_TOKEN: 'abc' },
+      { kind: 'static', token: 'abc' },
+    ],
+    [
+      {
+        UPSTREAM_BASE_URL: 'http://u',
+        UPSTREAM_TOKEN_URL: 'https://id/token',
+        UPSTREAM_CLIENT_ID: 'c',
+        UPSTREAM_CLIENT_SECRET: 's',
+        UPSTREAM_SCOPE: 'x y',
+      },
       { kind: 'client-credentials', tokenUrl: 'https://id/token', clientId: 'c', clientSecret: 's', scope: 'x y' },
     ],
-    [{ UPSTREAM_BASE_URL: 'http://u', UPSTREAM_TOKEN_SESSION_KEY: 'token', SESSION_STORE: 'redis', REDIS_URL: 'redis://r' }, { kind: 'session', key: 'token' }],
+    [
+      { UPSTREAM_BASE_URL: 'http://u', UPSTREAM_TOKEN_SESSION_KEY: 'token', SESSION_STORE: 'redis', REDIS_URL: 'redis://r' },
+      { kind: 'session', key: 'token' },
+    ],
   ])('chooses the token source from %j', (env, tokenSource) => {
     expect(loadConfig(env).tokenSource).toEqual(tokenSource);
   });
 
-  it('reads TRUST_PROXY as the proxies\' addresses, ranges and names, or outside production as a count', () => {
+  it("reads TRUST_PROXY as the proxies' addresses, ranges and names, or outside production as a count", () => {
     expect(loadConfig({}).trustProxy).toEqual([]);
-    expect(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8,fd00::1 ,192.168.1.0/255.255.255.0' }).trustProxy).toEqual(['loopback', '10.0.0.0/8', 'fd00::1', '192.168.1.0/255.255.255.0']);
+    expect(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8,fd00::1 ,192.168.1.0/255.255.255.0' }).trustProxy).toEqual([
+      'loopback',
+      '10.0.0.0/8',
+      'fd00::1',
+      '192.168.1.0/255.255.255.0',
+    ]);
     expect(loadConfig({ TRUST_PROXY: '0' }).trustProxy).toBe(0);
     expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
   });
 
   it.each(['1', '0'])('refuses the bare count TRUST_PROXY=%s in production with one line saying what to write instead', (count) => {
-    const production = { NODE_ENV: 'production', UPSTREAM_BASE_URL: 'http://u', UPSTREAM_TOKEN: 't', SESSION_KEYS: KEYS, ALLOWED_ORIGINS: 'https://a.example' };
+    const production = {
+      NODE_ENV: 'production',
+      UPSTREAM_BASE_URL: 'http://u',
+      UPSTREAM_TOKEN: 't',
+      SESSION_KEYS: KEYS,
+      ALLOWED_ORIGINS: 'https://a.example',
+    };
     expect(configError({ ...production, TRUST_PROXY: count }).problems).toEqual([
       'TRUST_PROXY must name the proxies in production, not count them (a count trusts whoever connects): write their addresses or CIDR ranges instead, e.g. TRUST_PROXY=10.0.0.5 or TRUST_PROXY=loopback',
     ]);
@@ -154,7 +224,13 @@ describe('loadConfig', () => {
   });
 
   it('reports every bad variable at once, one line each, saying what is expected', () => {
-    const error = configError({ PORT: 'http', UPSTREAM_BASE_URL: 'ftp://files.example.com', UPSTREAM_TOKEN: 't', LOG_LEVEL: 'loud', SESSION_STORE: 'redis' });
+    const error = configError({
+      PORT: 'http',
+      UPSTREAM_BASE_URL: 'ftp://files.example.com',
+      UPSTREAM_TOKEN: 't',
+      LOG_LEVEL: 'loud',
+      SESSION_STORE: 'redis',
+    });
     expect(error.problems).toEqual([
       'UPSTREAM_BASE_URL must be an http:// or https:// URL (got "ftp://files.example.com")',
       'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "loud")',
@@ -181,11 +257,14 @@ describe('loadConfig', () => {
     ]);
   });
 
-  it('allows the user\'s token in server-side sessions only', () => {
+  it("allows the user's token in server-side sessions only", () => {
     const base = { UPSTREAM_BASE_URL: 'http://u', UPSTREAM_TOKEN_SESSION_KEY: 'token' };
     expect(() => loadConfig({ ...base, SESSION_STORE: 'cookie' })).toThrow(/^UPSTREAM_TOKEN_SESSION_KEY needs server-side sessions/);
     expect(loadConfig({ ...base, SESSION_STORE: 'redis', REDIS_URL: 'redis://r' }).tokenSource).toEqual({ kind: 'session', key: 'token' });
-    expect(loadConfig({ ...base, SESSION_STORE: 'php', PHP_SESSION_SAVE_PATH: '/var/lib/php/sessions' }).tokenSource).toEqual({ kind: 'session', key: 'token' });
+    expect(loadConfig({ ...base, SESSION_STORE: 'php', PHP_SESSION_SAVE_PATH: '/var/lib/php/sessions' }).tokenSource).toEqual({
+      kind: 'session',
+      key: 'token',
+    });
   });
 
   it('SESSION_STORE=php: the PHP_SESSION_* values, no keys asked for or generated, no dev sign-in', () => {
@@ -223,7 +302,9 @@ describe('loadConfig', () => {
   });
 
   it('SESSION_STORE=php: every bad PHP_SESSION_* variable reported with the others', () => {
-    expect(configError({ PORT: 'x', SESSION_STORE: 'php', PHP_SESSION_NAME: 'a b', PHP_SESSION_GC_MAXLIFETIME: '-1', DEV_LOGIN: '1' }).problems).toEqual([
+    expect(
+      configError({ PORT: 'x', SESSION_STORE: 'php', PHP_SESSION_NAME: 'a b', PHP_SESSION_GC_MAXLIFETIME: '-1', DEV_LOGIN: '1' }).problems,
+    ).toEqual([
       'PHP_SESSION_SAVE_PATH required: copy session.save_path from php.ini (a directory, tcp://host:port?… for redis, host:port,… for memcached)',
       'PHP_SESSION_NAME "a b" is not a session cookie name PHP accepts',
       'PHP_SESSION_GC_MAXLIFETIME "-1" is not a positive whole number of seconds',
@@ -260,21 +341,34 @@ describe('loadConfig', () => {
 
   it('creates no folder but the default ./data: a file in a missing folder is a configuration error', () => {
     const missing = join(mkdtempSync(join(tmpdir(), 'config-')), 'missing');
-    expect(configError({ ACTIVITY_LOG_URL: `sqlite:${missing}/a.db`, ACTIVITY_LOG_DEAD_LETTER: `${missing}/dead.jsonl`, ACTIVITY_LOG_SPOOL: `${missing}/spool` }).problems).toEqual([
+    expect(
+      configError({
+        ACTIVITY_LOG_URL: `sqlite:${missing}/a.db`,
+        ACTIVITY_LOG_DEAD_LETTER: `${missing}/dead.jsonl`,
+        ACTIVITY_LOG_SPOOL: `${missing}/spool`,
+      }).problems,
+    ).toEqual([
       `ACTIVITY_LOG_URL names a file in a folder that does not exist (${missing}): create the folder first (only ./data is created)`,
       `ACTIVITY_LOG_DEAD_LETTER names a file in a folder that does not exist (${missing}): create the folder first (only ./data is created)`,
       `ACTIVITY_LOG_SPOOL names a file in a folder that does not exist (${missing}): create the folder first (only ./data is created)`,
     ]);
     expect(existsSync(missing)).toBe(false);
     expect(loadConfig({}).dataFolder).toBe('./data');
-    const elsewhere = { ACTIVITY_LOG_URL: 'memory:', ACTIVITY_LOG_DEAD_LETTER: `${dirname(missing)}/dead.jsonl`, ACTIVITY_LOG_SPOOL: `${dirname(missing)}/spool` };
+    const elsewhere = {
+      ACTIVITY_LOG_URL: 'memory:',
+      ACTIVITY_LOG_DEAD_LETTER: `${dirname(missing)}/dead.jsonl`,
+      ACTIVITY_LOG_SPOOL: `${dirname(missing)}/spool`,
+    };
     expect(loadConfig(elsewhere).dataFolder).toBeUndefined();
     expect(loadConfig({ ...elsewhere, ACTIVITY_LOG_SPOOL: undefined }).dataFolder).toBe('./data');
   });
 
   it('reads the allowed origins', () => {
     expect(loadConfig({}).allowedOrigins).toBeUndefined();
-    expect(loadConfig({ ALLOWED_ORIGINS: 'https://a.example, http://localhost:8080' }).allowedOrigins).toEqual(['https://a.example', 'http://localhost:8080']);
+    expect(loadConfig({ ALLOWED_ORIGINS: 'https://a.example, http://localhost:8080' }).allowedOrigins).toEqual([
+      'https://a.example',
+      'http://localhost:8080',
+    ]);
   });
 
   it('reads the activity log, Redis and shutdown settings', () => {
@@ -284,7 +378,14 @@ describe('loadConfig', () => {
   });
 
   it('accepts a production configuration', () => {
-    const config = loadConfig({ NODE_ENV: 'production', UPSTREAM_BASE_URL: 'http://u', UPSTREAM_TOKEN: 't', SESSION_KEYS: KEYS, TRUST_PROXY: 'loopback', ALLOWED_ORIGINS: 'https://a.example' });
+    const config = loadConfig({
+      NODE_ENV: 'production',
+      UPSTREAM_BASE_URL: 'http://u',
+      UPSTREAM_TOKEN: 't',
+      SESSION_KEYS: KEYS,
+      TRUST_PROXY: 'loopback',
+      ALLOWED_ORIGINS: 'https://a.example',
+    });
     expect(config).toMatchObject({ production: true, devLogin: false, trustProxy: ['loopback'] });
   });
 });

@@ -45,11 +45,14 @@ describe('a flood of 1 MiB bodies of `+` (a child process)', () => {
     const started = Date.now();
     let sent = 0;
     // On schedule even when this process's timers run late: each tick sends what is due.
-    const flood = setInterval(() => {
-      const due = Math.min(TOTAL_BODIES, Math.floor(((Date.now() - started) * BODIES_PER_SECOND) / 1000) + 1);
-      // Alternately signed in and anonymous.
-      while (sent < due) answers.push(post(`${server.url}${FIELD_PATH}`, body, sent++ % 2 ? undefined : cookie));
-    }, 1000 / BODIES_PER_SECOND / 2);
+    const flood = setInterval(
+      () => {
+        const due = Math.min(TOTAL_BODIES, Math.floor(((Date.now() - started) * BODIES_PER_SECOND) / 1000) + 1);
+        // Alternately signed in and anonymous.
+        while (sent < due) answers.push(post(`${server.url}${FIELD_PATH}`, body, sent++ % 2 ? undefined : cookie));
+      },
+      1000 / BODIES_PER_SECOND / 2,
+    );
     // Probes back to back, each sent once the previous one is answered, while the flood lasts.
     const probes: number[] = [];
     while (Date.now() - started < FLOOD_MS) probes.push(await healthz());

@@ -71,7 +71,10 @@ describe('session fixation', () => {
     const svc = await startService();
     const first = await svc.signIn('1');
     const response = await fetch(`${svc.url}/dev/login`, { method: 'POST', body: form({ id: '2' }), headers: { cookie: first } });
-    const second = response.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    const second = response.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .join('; ');
     expect(second).not.toBe(first);
     expect(second).toMatch(/cotizaciones\.sid=/);
     await svc.close();

@@ -19,7 +19,13 @@ const sourceTree = (dir: string): string[] =>
     if (!entry.isDirectory()) return [path];
     return ['node_modules', 'dist', '.git', '.turbo', 'bench-results', 'data'].includes(entry.name) ? [] : sourceTree(path);
   });
-const DOCS = ['README.md', 'BENCHMARKS.md', ...readdirSync(join(ROOT, 'docs'), { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.md')).map((file) => `docs/${file}`)];
+const DOCS = [
+  'README.md',
+  'BENCHMARKS.md',
+  ...readdirSync(join(ROOT, 'docs'), { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.md'))
+    .map((file) => `docs/${file}`),
+];
 
 describe('the docs', () => {
   it('link only to files of the repository, and each link resolves', () => {
@@ -34,7 +40,16 @@ describe('the docs', () => {
   });
 
   it("link to a section only by a heading its target has (GitHub's anchors)", () => {
-    const anchors = (doc: string) => new Set([...read(doc).matchAll(/^#+ (.+)$/gm)].map((match) => match[1]!.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-')));
+    const anchors = (doc: string) =>
+      new Set(
+        [...read(doc).matchAll(/^#+ (.+)$/gm)].map((match) =>
+          match[1]!
+            .trim()
+            .toLowerCase()
+            .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+            .replace(/\s/g, '-'),
+        ),
+      );
     for (const doc of DOCS) {
       for (const [, target] of read(doc).matchAll(/\]\(([^)\s]*#[^)\s]+)\)/g)) {
         const [path, anchor] = target!.split('#') as [string, string];
@@ -50,9 +65,12 @@ describe('the docs', () => {
 
   it('quote the nginx recipe as deploy/nginx.conf has it, and only retry settings the deploy files hold', () => {
     expect(read('docs/operations.md')).toContain(read('deploy/nginx.conf').trim());
-    const deployed = readdirSync(join(ROOT, 'deploy')).map((file) => read(`deploy/${file}`)).join('\n');
+    const deployed = readdirSync(join(ROOT, 'deploy'))
+      .map((file) => read(`deploy/${file}`))
+      .join('\n');
     for (const doc of DOCS) {
-      for (const [, quoted] of read(doc).matchAll(/`(proxy_next_upstream(?:_tries)? [^`;]+);?`/g)) expect(deployed, `${doc}: ${quoted}`).toContain(`${quoted};`);
+      for (const [, quoted] of read(doc).matchAll(/`(proxy_next_upstream(?:_tries)? [^`;]+);?`/g))
+        expect(deployed, `${doc}: ${quoted}`).toContain(`${quoted};`);
     }
   });
 
@@ -66,7 +84,8 @@ describe('the docs', () => {
   it('list in docs/configuration.md exactly the variables the configuration reads', () => {
     // Every variable is read through a schema handed to `readVariables`; no source reads one by name.
     const schemas = SOURCES.filter((file) => /\breadVariables\(/.test(read(file)) && !file.endsWith('/read-env.ts'));
-    for (const file of SOURCES) expect(read(file), `${file} reads a variable outside the configuration`).not.toMatch(/process\.env(?:\.|\[['"`])[A-Z]/);
+    for (const file of SOURCES)
+      expect(read(file), `${file} reads a variable outside the configuration`).not.toMatch(/process\.env(?:\.|\[['"`])[A-Z]/);
     expect(schemas).toContain('apps/koa-server/src/config.ts');
     const inCode = new Set(schemas.flatMap((file) => [...read(file).matchAll(/^ {2}([A-Z][A-Z0-9_]+): /gm)].map((match) => match[1]!)));
     const table = read('docs/configuration.md')
@@ -74,14 +93,21 @@ describe('the docs', () => {
       .filter((line) => line.startsWith('| `'))
       .flatMap((line) => [...line.split('|')[1]!.matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((match) => match[1]!));
     expect(inCode.size).toBeGreaterThan(40);
-    expect([...inCode].filter((name) => !table.includes(name)), 'read but not documented').toEqual([]);
-    expect(table.filter((name) => !inCode.has(name)), 'documented but not read').toEqual([]);
+    expect(
+      [...inCode].filter((name) => !table.includes(name)),
+      'read but not documented',
+    ).toEqual([]);
+    expect(
+      table.filter((name) => !inCode.has(name)),
+      'documented but not read',
+    ).toEqual([]);
   });
 
   it('name only npm scripts the root package.json has', () => {
     const scripts = Object.keys((JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts);
     for (const doc of DOCS) {
-      for (const [, script] of read(doc).matchAll(/npm run ([a-z][\w:-]*)/g)) expect(scripts, `${doc}: npm run ${script}`).toContain(script);
+      for (const [, script] of read(doc).matchAll(/npm run ([a-z][\w:-]*)/g))
+        expect(scripts, `${doc}: npm run ${script}`).toContain(script);
     }
   });
 
@@ -94,7 +120,9 @@ describe('the docs', () => {
     expect(tableOptions.sort()).toEqual(usageOptions.sort());
     const documented = [...section('## Exit code').matchAll(/^\| (\d) \|/gm)].map((match) => Number(match[1]));
     const inUsage = [...usage.slice(usage.indexOf('Exit code:')).matchAll(/(?:: |; )(\d) /g)].map((match) => Number(match[1]));
-    const decided = [...read('apps/cli/src/exit-code.ts').matchAll(/\): ([\d |]+) \{/g)].flatMap((match) => match[1]!.split('|').map(Number));
+    const decided = [...read('apps/cli/src/exit-code.ts').matchAll(/\): ([\d |]+) \{/g)].flatMap((match) =>
+      match[1]!.split('|').map(Number),
+    );
     expect(documented).toEqual(inUsage);
     // 2 is decided before a run starts (a usage or configuration error: `fail(2, …)`).
     expect([...decided, 2].sort()).toEqual([...documented].sort());
@@ -107,14 +135,18 @@ describe('the docs', () => {
     for (const doc of DOCS) {
       for (const [, quoted] of read(doc).matchAll(/`([\w./-]+\.(?:ts|mjs|conf|php))`/g)) {
         if (quoted!.startsWith('/') || quoted!.startsWith('*') || quoted!.startsWith('.')) continue;
-        const found = quoted!.includes('/') ? existsSync(join(ROOT, quoted!)) || existsSync(resolve(ROOT, dirname(doc), quoted!)) || files.some((file) => file.endsWith(`/${quoted}`)) : names.has(quoted);
+        const found = quoted!.includes('/')
+          ? existsSync(join(ROOT, quoted!)) ||
+            existsSync(resolve(ROOT, dirname(doc), quoted!)) ||
+            files.some((file) => file.endsWith(`/${quoted}`))
+          : names.has(quoted);
         expect(found, `${doc}: ${quoted}`).toBe(true);
       }
     }
   });
 
   it("list in docs/operations.md's metrics table exactly the metrics the service registers", () => {
-    const registered = [...read('apps/koa-server/src/metrics.ts').matchAll(/(?:fromStats\(|name: )'([a-z_]+)'/g)].map((match) => match[1]!);
+    const registered = [...read('apps/koa-server/src/metrics.ts').matchAll(/(?:fromStats\(\s*|name:\s*)'([a-z_]+)'/g)].map((match) => match[1]!);
     const operations = read('docs/operations.md');
     const table = operations.slice(operations.indexOf('| Metric |')).split('\n\n')[0]!;
     const documented = table

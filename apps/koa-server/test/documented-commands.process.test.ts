@@ -16,7 +16,9 @@ describe('the documented commands, from a fresh clone', () => {
   let dir: string;
   let clone: string;
   // Only what a user's shell would have: no variables of the npm/turbo run this test may be part of.
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('TURBO_') && !name.startsWith('npm_') && name !== 'CI'));
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith('TURBO_') && !name.startsWith('npm_') && name !== 'CI'),
+  );
   const npm = (...args: string[]) => spawnSync('npm', args, { cwd: clone, env, encoding: 'utf8', timeout: 240_000 });
 
   beforeAll(() => {

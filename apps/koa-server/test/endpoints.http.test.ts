@@ -40,7 +40,10 @@ describe('session', () => {
   });
 
   it('refuses a session cookie without its signature', async () => {
-    const unsigned = cookie.split('; ').filter((part) => !part.startsWith('cotizaciones.sid.sig=')).join('; ');
+    const unsigned = cookie
+      .split('; ')
+      .filter((part) => !part.startsWith('cotizaciones.sid.sig='))
+      .join('; ');
     await expectAnswer(await svc.post(FIELD_PATH, form({ id: '12' }), { cookie: unsigned }), 200, '{"ok":false,"msg":"No autenticado"}');
   });
 
@@ -50,7 +53,11 @@ describe('session', () => {
     expect(logout.status).toBe(200);
     const cleared = logout.headers.getSetCookie().join('\n');
     expect(cleared).toMatch(/cotizaciones\.sid=;/);
-    await expectAnswer(await svc.post(FIELD_PATH, form({ id: '1' }), { cookie: cookieHeader(logout) }), 200, '{"ok":false,"msg":"No autenticado"}');
+    await expectAnswer(
+      await svc.post(FIELD_PATH, form({ id: '1' }), { cookie: cookieHeader(logout) }),
+      200,
+      '{"ok":false,"msg":"No autenticado"}',
+    );
   });
 
   it('sets the session cookie HttpOnly and SameSite=Lax (Secure only in production)', async () => {
@@ -64,12 +71,33 @@ describe('session', () => {
 
 describe('operation A payloads', () => {
   it.each<[string, Record<string, string> | Array<[string, string]>, unknown]>([
-    ['benef_emp sends idEmpresa and idUsuario, never value', { id: '5', field: 'benef_emp', value: 'v', idEmpresa: '3', idUsuario: '4' }, { id: '5', field: 'benef_emp', idEmpresa: '3', idUsuario: '4' }],
+    [
+      'benef_emp sends idEmpresa and idUsuario, never value',
+      { id: '5', field: 'benef_emp', value: 'v', idEmpresa: '3', idUsuario: '4' },
+      { id: '5', field: 'benef_emp', idEmpresa: '3', idUsuario: '4' },
+    ],
     ['benef_emp defaults', { id: '5', field: 'benef_emp' }, { id: '5', field: 'benef_emp', idEmpresa: 0, idUsuario: 0 }],
     ['another field sends value', { id: '5', field: 'nota', value: 'hola', idEmpresa: '3' }, { id: '5', field: 'nota', value: 'hola' }],
     ['all defaults', {}, { id: 0, field: '', value: '' }],
-    ['the last duplicate wins', [['id', '1'], ['id', '2'], ['value', 'a'], ['value', 'b']], { id: '2', field: '', value: 'b' }],
-    ['a prototype name is just a name', [['__proto__', 'x'], ['constructor', 'y'], ['id', '3']], { id: '3', field: '', value: '' }],
+    [
+      'the last duplicate wins',
+      [
+        ['id', '1'],
+        ['id', '2'],
+        ['value', 'a'],
+        ['value', 'b'],
+      ],
+      { id: '2', field: '', value: 'b' },
+    ],
+    [
+      'a prototype name is just a name',
+      [
+        ['__proto__', 'x'],
+        ['constructor', 'y'],
+        ['id', '3'],
+      ],
+      { id: '3', field: '', value: '' },
+    ],
   ])('%s', async (_, pairs, payload) => {
     await expectAnswer(await svc.post(FIELD_PATH, form(pairs), { cookie }), 200, '{"ok":true}');
     expect(sent()).toEqual([payload]);
@@ -125,7 +153,7 @@ describe('reading parameters like $_POST', () => {
     expect(sent()).toEqual([{ id: '5', field: 'a b c', value: '%ZZ%4\uFFFD' }]);
   });
 
-  it('keeps a character after an invalid escape (Node\'s URLSearchParams does not)', async () => {
+  it("keeps a character after an invalid escape (Node's URLSearchParams does not)", async () => {
     await svc.post(FIELD_PATH, Buffer.from('id=5&value=%00%ZZñ'), { cookie, headers: urlencoded('').headers });
     expect(sent()).toEqual([{ id: '5', field: '', value: '\u0000%ZZñ' }]);
   });
@@ -136,22 +164,37 @@ describe('reading parameters like $_POST', () => {
     expect(sent()).toEqual([{ id: '5', field: '', value: 'a\uFFFDb' }]);
   });
 
-  it.each([
-    ['id[]=1'],
-    ['id[0]=1'],
-    ['value[a]=x'],
-    ['field[]=x'],
-    ['idEmpresa[]=1&field=benef_emp'],
-    ['idUsuario[a][b]=1'],
-  ])('rejects %s as invalid parameters, without calling the upstream or logging', async (body) => {
-    const before = (await svc.rows()).length;
-    await expectAnswer(await svc.post(FIELD_PATH, urlencoded(`id=3&${body}`).body.replace(/^id=3&(id)/, '$1'), { cookie, headers: urlencoded('').headers }), 200, '{"ok":false,"msg":"Parámetros inválidos."}');
-    expect(svc.stub.received).toHaveLength(0);
-    expect(await newRows(before)).toHaveLength(0);
-  });
+  it.each([['id[]=1'], ['id[0]=1'], ['value[a]=x'], ['field[]=x'], ['idEmpresa[]=1&field=benef_emp'], ['idUsuario[a][b]=1']])(
+    'rejects %s as invalid parameters, without calling the upstream or logging',
+    async (body) => {
+      const before = (await svc.rows()).length;
+      await expectAnswer(
+        await svc.post(FIELD_PATH, urlencoded(`id=3&${body}`).body.replace(/^id=3&(id)/, '$1'), {
+          cookie,
+          headers: urlencoded('').headers,
+        }),
+        200,
+        '{"ok":false,"msg":"Parámetros inválidos."}',
+      );
+      expect(svc.stub.received).toHaveLength(0);
+      expect(await newRows(before)).toHaveLength(0);
+    },
+  );
 
   it('ignores other bracketed names', async () => {
-    await expectAnswer(await svc.post(FIELD_PATH, form([['id', '3'], ['extra[]', '1'], ['x[a]', '2']]), { cookie }), 200, '{"ok":true}');
+    await expectAnswer(
+      await svc.post(
+        FIELD_PATH,
+        form([
+          ['id', '3'],
+          ['extra[]', '1'],
+          ['x[a]', '2'],
+        ]),
+        { cookie },
+      ),
+      200,
+      '{"ok":true}',
+    );
     expect(sent()).toEqual([{ id: '3', field: '', value: '' }]);
   });
 });
@@ -242,7 +285,11 @@ describe('operation B', () => {
   });
 
   it('rejects delete[]', async () => {
-    await expectAnswer(await svc.post(ITEM_PATH, 'id=8&delete[]=1', { cookie, headers: urlencoded('').headers }), 200, '{"ok":false,"msg":"Parámetros inválidos."}');
+    await expectAnswer(
+      await svc.post(ITEM_PATH, 'id=8&delete[]=1', { cookie, headers: urlencoded('').headers }),
+      200,
+      '{"ok":false,"msg":"Parámetros inválidos."}',
+    );
   });
 
   it('writes the contract rows for update and delete', async () => {
@@ -250,8 +297,24 @@ describe('operation B', () => {
     await svc.post(ITEM_PATH, form({ id: '31', field: 'precio', value: '9' }), { cookie });
     await svc.post(ITEM_PATH, form({ id: '32', delete: '' }), { cookie });
     expect(await newRows(before)).toEqual([
-      expect.objectContaining({ module: 'Cotizaciones', event_key: 'cotizaciones.item_update', description: 'Actualizó ítem (detalle #31)', entity_type: 'cotizacion_item', entity_id: '31', details: '{"field":"precio"}', user_id: '7' }),
-      expect.objectContaining({ module: 'Cotizaciones', event_key: 'cotizaciones.item_delete', description: 'Eliminó ítem (detalle #32)', entity_type: 'cotizacion_item', entity_id: '32', details: null, user_id: '7' }),
+      expect.objectContaining({
+        module: 'Cotizaciones',
+        event_key: 'cotizaciones.item_update',
+        description: 'Actualizó ítem (detalle #31)',
+        entity_type: 'cotizacion_item',
+        entity_id: '31',
+        details: '{"field":"precio"}',
+        user_id: '7',
+      }),
+      expect.objectContaining({
+        module: 'Cotizaciones',
+        event_key: 'cotizaciones.item_delete',
+        description: 'Eliminó ítem (detalle #32)',
+        entity_type: 'cotizacion_item',
+        entity_id: '32',
+        details: null,
+        user_id: '7',
+      }),
     ]);
   });
 });
@@ -262,7 +325,12 @@ describe('upstream answers', () => {
     ['ok "true"', { json: { ok: 'true' } }, FIELD_FAILED, ITEM_FAILED],
     ['ok 1', { json: { ok: 1 } }, FIELD_FAILED, ITEM_FAILED],
     ['ok missing', { json: {} }, FIELD_FAILED, ITEM_FAILED],
-    ['error.message present', { json: { ok: false, error: { message: 'No existe "x"' } } }, '{"ok":false,"msg":"No existe \\"x\\""}', '{"ok":false,"msg":"No existe \\"x\\""}'],
+    [
+      'error.message present',
+      { json: { ok: false, error: { message: 'No existe "x"' } } },
+      '{"ok":false,"msg":"No existe \\"x\\""}',
+      '{"ok":false,"msg":"No existe \\"x\\""}',
+    ],
     ['error.message empty', { json: { ok: false, error: { message: '' } } }, FIELD_FAILED, ITEM_FAILED],
     ['error.message not a string', { json: { ok: false, error: { message: ['a'] } } }, FIELD_FAILED, ITEM_FAILED],
     ['error not an object', { json: { ok: false, error: 'falló' } }, FIELD_FAILED, ITEM_FAILED],
@@ -272,8 +340,21 @@ describe('upstream answers', () => {
     ['ok true with status 500', { status: 500, json: { ok: true } }, '{"ok":true}', '{"ok":true}'],
     ['a dropped connection', { drop: true }, FIELD_FAILED, ITEM_FAILED],
     ['a connection reset in the middle of the answer', { reset: true }, FIELD_FAILED, ITEM_FAILED],
-    ['a 50 MB answer (read no further than the 1 MiB limit)', { contentType: 'application/json', text: Buffer.alloc(50 * 1024 * 1024, 0x20) }, FIELD_FAILED, ITEM_FAILED],
-    ['invalid UTF-8 in the error message', { contentType: 'application/json', text: Buffer.concat([Buffer.from('{"ok":false,"error":{"message":"a'), Buffer.from([0xff]), Buffer.from('b"}}')]) }, '{"ok":false,"msg":"a\uFFFDb"}', '{"ok":false,"msg":"a\uFFFDb"}'],
+    [
+      'a 50 MB answer (read no further than the 1 MiB limit)',
+      { contentType: 'application/json', text: Buffer.alloc(50 * 1024 * 1024, 0x20) },
+      FIELD_FAILED,
+      ITEM_FAILED,
+    ],
+    [
+      'invalid UTF-8 in the error message',
+      {
+        contentType: 'application/json',
+        text: Buffer.concat([Buffer.from('{"ok":false,"error":{"message":"a'), Buffer.from([0xff]), Buffer.from('b"}}')]),
+      },
+      '{"ok":false,"msg":"a\uFFFDb"}',
+      '{"ok":false,"msg":"a\uFFFDb"}',
+    ],
     ['no answer before the timeout', { hang: true }, FIELD_FAILED, ITEM_FAILED],
   ])('%s', async (_, answer, fieldReply, itemReply) => {
     svc.stub.answer(answer);

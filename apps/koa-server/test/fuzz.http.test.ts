@@ -41,7 +41,18 @@ const contentType = fc.oneof(
 );
 const body = fc.oneof(
   fc.uint8Array({ maxLength: 400 }).map((bytes) => Buffer.from(bytes)),
-  fc.constantFrom('id=1&field=x&value=y', 'id[]=1', 'delete', '%', '=&=&', '--b\r\nContent-Disposition: form-data; name="id"\r\n\r\n5\r\n--b--\r\n', '--b\r\n\r\n', '{"id":1}').map((s) => Buffer.from(s)),
+  fc
+    .constantFrom(
+      'id=1&field=x&value=y',
+      'id[]=1',
+      'delete',
+      '%',
+      '=&=&',
+      '--b\r\nContent-Disposition: form-data; name="id"\r\n\r\n5\r\n--b--\r\n',
+      '--b\r\n\r\n',
+      '{"id":1}',
+    )
+    .map((s) => Buffer.from(s)),
   printable.map((s) => Buffer.from(s)),
 );
 const request = fc.record({
@@ -61,7 +72,14 @@ const CONTRACT_HEADERS = {
   pragma: 'no-cache',
   expires: '0',
 };
-const NO_UPSTREAM = ['No autenticado', 'Parámetros inválidos.', 'Origen no permitido.', 'Método no permitido.', 'Solicitud demasiado grande.', 'Solicitud inválida.'];
+const NO_UPSTREAM = [
+  'No autenticado',
+  'Parámetros inválidos.',
+  'Origen no permitido.',
+  'Método no permitido.',
+  'Solicitud demasiado grande.',
+  'Solicitud inválida.',
+];
 
 describe('HTTP fuzzing of both endpoints', () => {
   let app: Awaited<ReturnType<typeof startApp>>;
@@ -103,11 +121,13 @@ describe('HTTP fuzzing of both endpoints', () => {
 
 /** Bytes on a raw socket, most of them not HTTP at all: random bytes, broken request lines, bad headers, bad chunking. */
 const token = fc.string({ unit: fc.constantFrom(...'abcXYZ019-_/ :;\t\r\n%?=&."\x00\x7f\u00e9'), maxLength: 24 });
-const requestLine = fc.tuple(
-  fc.constantFrom('POST', 'GET', 'PUT', 'post', 'P\x00ST', '', 'CONNECT', 'OPTIONS'),
-  fc.oneof(fc.constantFrom(FIELD_PATH, ITEM_PATH, '/healthz', '*', 'http://x/y', '/%zz', ''), token),
-  fc.constantFrom('HTTP/1.1', 'HTTP/1.0', 'HTTP/2.0', 'HTTP/1.1x', 'HTTP/9', '', 'http/1.1'),
-).map(([method, path, version]) => `${method} ${path} ${version}`);
+const requestLine = fc
+  .tuple(
+    fc.constantFrom('POST', 'GET', 'PUT', 'post', 'P\x00ST', '', 'CONNECT', 'OPTIONS'),
+    fc.oneof(fc.constantFrom(FIELD_PATH, ITEM_PATH, '/healthz', '*', 'http://x/y', '/%zz', ''), token),
+    fc.constantFrom('HTTP/1.1', 'HTTP/1.0', 'HTTP/2.0', 'HTTP/1.1x', 'HTTP/9', '', 'http/1.1'),
+  )
+  .map(([method, path, version]) => `${method} ${path} ${version}`);
 const header = fc.oneof(
   fc.constantFrom(
     'Host: x',
@@ -129,7 +149,15 @@ const header = fc.oneof(
   fc.tuple(token, token).map(([name, value]) => `${name}: ${value}`),
 );
 const rawBody = fc.oneof(
-  fc.constantFrom('', 'id=1', '5\r\nid=12\r\n0\r\n\r\n', 'ZZ\r\nid=1\r\n', '5;ext=\x00\r\nid=12\r\n0\r\n\r\n', '3\r\nid=1\r\n0\r\n\r\n', 'ffffffffffffffff\r\n'),
+  fc.constantFrom(
+    '',
+    'id=1',
+    '5\r\nid=12\r\n0\r\n\r\n',
+    'ZZ\r\nid=1\r\n',
+    '5;ext=\x00\r\nid=12\r\n0\r\n\r\n',
+    '3\r\nid=1\r\n0\r\n\r\n',
+    'ffffffffffffffff\r\n',
+  ),
   token,
 );
 const rawRequest = fc.oneof(

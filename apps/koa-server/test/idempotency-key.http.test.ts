@@ -36,7 +36,12 @@ describe('Idempotency-Key on the upstream call', () => {
     const cookie = await svc.signIn();
     const answers = [];
     for (let i = 0; i < 2; i += 1) {
-      answers.push(await svc.post(FIELD_PATH, form({ id: '12', field: 'estado', value: 'x' }), { cookie, headers: { 'x-request-id': 'chosen-by-client' } }));
+      answers.push(
+        await svc.post(FIELD_PATH, form({ id: '12', field: 'estado', value: 'x' }), {
+          cookie,
+          headers: { 'x-request-id': 'chosen-by-client' },
+        }),
+      );
     }
     expect(keys(svc)).toEqual(answers.map((answer) => answer.headers.get('x-request-id')));
     expect(keys(svc).every((key) => UUID.test(key as string))).toBe(true);
@@ -46,34 +51,43 @@ describe('Idempotency-Key on the upstream call', () => {
   it('is the request id a trusted proxy set (TRUST_PROXY=127.0.0.1, the peer here)', async () => {
     const svc = await service({ TRUST_PROXY: '127.0.0.1' });
     const cookie = await svc.signIn();
-    await svc.post(FIELD_PATH, form({ id: '12', field: 'estado', value: 'x' }), { cookie, headers: { 'x-request-id': '0f3c9a7d5e2b41c8a6d4e2f1b3c5d7e9' } });
+    await svc.post(FIELD_PATH, form({ id: '12', field: 'estado', value: 'x' }), {
+      cookie,
+      headers: { 'x-request-id': '0f3c9a7d5e2b41c8a6d4e2f1b3c5d7e9' },
+    });
     expect(keys(svc)).toEqual(['0f3c9a7d5e2b41c8a6d4e2f1b3c5d7e9']);
   });
 
   it('is the request id whoever connects sent, with a bare count outside production (TRUST_PROXY=1)', async () => {
     const svc = await service({ TRUST_PROXY: '1' });
     const cookie = await svc.signIn();
-    await svc.post(FIELD_PATH, form({ id: '12', field: 'estado', value: 'x' }), { cookie, headers: { 'x-request-id': 'chosen-by-client' } });
+    await svc.post(FIELD_PATH, form({ id: '12', field: 'estado', value: 'x' }), {
+      cookie,
+      headers: { 'x-request-id': 'chosen-by-client' },
+    });
     expect(keys(svc)).toEqual(['chosen-by-client']);
   });
 
-  it.skipIf(missing('nginx', nginxAvailable))("behind nginx with deploy/cotizaciones-proxy.conf, is nginx's $request_id, whatever the client sent", async () => {
-    const svc = await service({ TRUST_PROXY: '127.0.0.1' });
-    const nginx = await startNginxWithProxyConf(Number(new URL(svc.url).port));
-    cleanup.push(() => nginx.stop());
-    const cookie = await svc.signIn();
-    const answers = [];
-    for (let i = 0; i < 2; i += 1) {
-      const answer = await fetch(`${nginx.url}${FIELD_PATH}`, {
-        method: 'POST',
-        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', 'x-request-id': 'chosen-by-client' },
-        body: form({ id: '12', field: 'estado', value: 'x' }),
-      });
-      expect(await answer.text()).toBe('{"ok":true}');
-      answers.push(answer.headers.get('x-request-id'));
-    }
-    expect(keys(svc)).toEqual(answers);
-    expect(keys(svc).every((key) => /^[0-9a-f]{32}$/.test(key as string))).toBe(true);
-    expect(keys(svc)[0]).not.toBe(keys(svc)[1]);
-  });
+  it.skipIf(missing('nginx', nginxAvailable))(
+    "behind nginx with deploy/cotizaciones-proxy.conf, is nginx's $request_id, whatever the client sent",
+    async () => {
+      const svc = await service({ TRUST_PROXY: '127.0.0.1' });
+      const nginx = await startNginxWithProxyConf(Number(new URL(svc.url).port));
+      cleanup.push(() => nginx.stop());
+      const cookie = await svc.signIn();
+      const answers = [];
+      for (let i = 0; i < 2; i += 1) {
+        const answer = await fetch(`${nginx.url}${FIELD_PATH}`, {
+          method: 'POST',
+          headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', 'x-request-id': 'chosen-by-client' },
+          body: form({ id: '12', field: 'estado', value: 'x' }),
+        });
+        expect(await answer.text()).toBe('{"ok":true}');
+        answers.push(answer.headers.get('x-request-id'));
+      }
+      expect(keys(svc)).toEqual(answers);
+      expect(keys(svc).every((key) => /^[0-9a-f]{32}$/.test(key as string))).toBe(true);
+      expect(keys(svc)[0]).not.toBe(keys(svc)[1]);
+    },
+  );
 });

@@ -11,7 +11,15 @@ import { cookieHeader, FIELD_PATH, ITEM_PATH, form } from './support/service.js'
 describe('the server process', () => {
   it.each<[Record<string, string>, string]>([
     [{ PORT: 'abc' }, 'PORT'],
-    [{ NODE_ENV: 'production', SESSION_KEYS: 'a-very-long-session-key-0001', TRUST_PROXY: '10.0.0.5', ALLOWED_ORIGINS: 'https://a.example' }, 'UPSTREAM_BASE_URL'],
+    [
+      {
+        NODE_ENV: 'production',
+        SESSION_KEYS: 'a-very-long-session-key-0001',
+        TRUST_PROXY: '10.0.0.5',
+        ALLOWED_ORIGINS: 'https://a.example',
+      },
+      'UPSTREAM_BASE_URL',
+    ],
     [{ ACTIVITY_LOG_URL: 'nope' }, 'ACTIVITY_LOG_URL'],
   ])('stops at start-up with one line naming the variable and exit code 1 (%j)', async (env, variable) => {
     const child = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -29,7 +37,11 @@ describe('the server process', () => {
     expect(server.output()).toContain('built-in demo upstream');
     const login = await fetch(`${server.url}/dev/login`, { method: 'POST', body: form({ id: '3', name: 'Demo' }) });
     const cookie = cookieHeader(login);
-    const update = await fetch(`${server.url}${FIELD_PATH}`, { method: 'POST', body: form({ id: '12', field: 'estado', value: 'ok' }), headers: { cookie } });
+    const update = await fetch(`${server.url}${FIELD_PATH}`, {
+      method: 'POST',
+      body: form({ id: '12', field: 'estado', value: 'ok' }),
+      headers: { cookie },
+    });
     expect(await update.text()).toBe('{"ok":true}');
     const remove = await fetch(`${server.url}${ITEM_PATH}`, { method: 'POST', body: form({ id: '0', delete: '' }), headers: { cookie } });
     expect(await remove.text()).toBe('{"ok":false,"msg":"Registro no encontrado."}');
@@ -47,7 +59,12 @@ describe('npm start', () => {
     // Only what a user's shell would have: no variables of the turbo run this test may be part of.
     const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('TURBO_') && !name.startsWith('npm_')));
     // Its own process group, so the cleanup below reaches a node that npm failed to stop.
-    const npm = spawn('npm', ['start'], { cwd: root, env: { ...env, PORT: '0', ACTIVITY_LOG_URL: `sqlite:${join(dir, 'a.db')}` }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const npm = spawn('npm', ['start'], {
+      cwd: root,
+      env: { ...env, PORT: '0', ACTIVITY_LOG_URL: `sqlite:${join(dir, 'a.db')}` },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     let output = '';
     npm.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     npm.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));

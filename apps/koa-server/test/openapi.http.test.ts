@@ -66,13 +66,24 @@ describe('the OpenAPI description', () => {
 describe("the OpenAPI description's session cookie", () => {
   const temporaryDir = temporaryDirs();
   const cookieOf = async (svc: TestService) =>
-    ((await (await fetch(`${svc.url}/openapi.json`)).json()) as { components: { securitySchemes: { session: { in: string; name: string } } } }).components.securitySchemes.session;
+    (
+      (await (await fetch(`${svc.url}/openapi.json`)).json()) as {
+        components: { securitySchemes: { session: { in: string; name: string } } };
+      }
+    ).components.securitySchemes.session;
 
   it.each([
     ['the service’s own sessions', {}, 'cotizaciones.sid'],
-    ['SESSION_STORE=php: PHP_SESSION_NAME', { DEV_LOGIN: '', SESSION_STORE: 'php', PHP_SESSION_NAME: 'APPSESSION', PHP_SESSION_TOUCH: 'none' }, 'APPSESSION'],
+    [
+      'SESSION_STORE=php: PHP_SESSION_NAME',
+      { DEV_LOGIN: '', SESSION_STORE: 'php', PHP_SESSION_NAME: 'APPSESSION', PHP_SESSION_TOUCH: 'none' },
+      'APPSESSION',
+    ],
   ])('is the cookie the sessions are read from: %s', async (_, env: Record<string, string>, name) => {
-    const svc = await startService({ ...env, ...(env.SESSION_STORE === 'php' ? { PHP_SESSION_SAVE_PATH: temporaryDir('openapi-php-') } : {}) });
+    const svc = await startService({
+      ...env,
+      ...(env.SESSION_STORE === 'php' ? { PHP_SESSION_SAVE_PATH: temporaryDir('openapi-php-') } : {}),
+    });
     try {
       expect(await cookieOf(svc)).toMatchObject({ in: 'cookie', name });
     } finally {

@@ -14,18 +14,41 @@ const piece = fc.oneof(
   fc.integer({ min: 0x80, max: 0xff }).map((b) => Buffer.from([b])),
 );
 const pieces = fc.array(piece, { maxLength: 8 }).map((list) => Buffer.concat(list));
-const knownName = fc.constantFrom(
-  'id', 'field', 'value', 'idEmpresa', 'idUsuario', 'delete', '__proto__', 'constructor', 'prototype', '__proto__[polluted]',
-  'id[]', 'value[a]', 'field[x][y]', 'idEmpresa[]', 'id[', 'a.b', ' id', 'i d', '[id]', 'id]', 'val ue',
-).map((s) => Buffer.from(s));
+const knownName = fc
+  .constantFrom(
+    'id',
+    'field',
+    'value',
+    'idEmpresa',
+    'idUsuario',
+    'delete',
+    '__proto__',
+    'constructor',
+    'prototype',
+    '__proto__[polluted]',
+    'id[]',
+    'value[a]',
+    'field[x][y]',
+    'idEmpresa[]',
+    'id[',
+    'a.b',
+    ' id',
+    'i d',
+    '[id]',
+    'id]',
+    'val ue',
+  )
+  .map((s) => Buffer.from(s));
 const knownValue = fc.constantFrom('benef_emp', '12', ' 15', '1e3', 'abc', '', '12abc').map((s) => Buffer.from(s));
 const segment = fc.record({
   name: fc.oneof({ weight: 3, arbitrary: knownName }, { weight: 1, arbitrary: pieces }),
   value: fc.option(fc.oneof(knownValue, pieces), { nil: undefined }),
 });
-const urlencodedBody = fc.array(segment, { maxLength: 12 }).map((segments) =>
-  Buffer.concat(segments.flatMap(({ name, value }, i) => [Buffer.from(i ? '&' : ''), name, ...(value ? [Buffer.from('='), value] : [])])),
-);
+const urlencodedBody = fc
+  .array(segment, { maxLength: 12 })
+  .map((segments) =>
+    Buffer.concat(segments.flatMap(({ name, value }, i) => [Buffer.from(i ? '&' : ''), name, ...(value ? [Buffer.from('='), value] : [])])),
+  );
 
 let app: Awaited<ReturnType<typeof startApp>>;
 let cookie: string;
@@ -77,7 +100,9 @@ describe('the parameter reader against a model of the contract ($_POST)', () => 
           ...parts.flatMap((p) => [
             Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="`),
             p.name,
-            Buffer.from(`"${p.file === undefined ? '' : `; filename="${p.file}"`}\r\n${p.contentType ? `Content-Type: ${p.contentType}\r\n` : ''}\r\n`),
+            Buffer.from(
+              `"${p.file === undefined ? '' : `; filename="${p.file}"`}\r\n${p.contentType ? `Content-Type: ${p.contentType}\r\n` : ''}\r\n`,
+            ),
             p.value,
             Buffer.from('\r\n'),
           ]),

@@ -12,30 +12,33 @@ function spinUntil(check: () => boolean, ms: number): boolean {
   return check();
 }
 
-describe.skipIf(missing("Linux's /proc/net/tcp", pendingConnections(1) !== undefined))('connections the kernel holds for a port and nobody accepted (Linux)', () => {
-  it('names the client port of a completed handshake waiting in the accept queue, and not once accepted', async () => {
-    const server = createServer((socket) => socket.destroy());
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    const port = (server.address() as { port: number }).port;
-    const clientPort = await freePort();
-    expect(pendingConnections(port)).toEqual([]);
-
-    const client = spawn(process.execPath, [
-      '-e',
-      `require('node:net').connect({ port: ${port}, host: '127.0.0.1', localPort: ${clientPort} }).on('error', () => {}); setInterval(() => {}, 1000);`,
-    ]);
-    try {
-      // This thread does not yield, so the server cannot accept: the connection waits in the kernel.
-      expect(spinUntil(() => pendingConnections(port)!.length > 0, 10_000)).toBe(true);
-      expect(pendingConnections(port)).toEqual([clientPort]);
-
-      const accepted = once(server, 'connection');
-      await accepted;
+describe.skipIf(missing("Linux's /proc/net/tcp", pendingConnections(1) !== undefined))(
+  'connections the kernel holds for a port and nobody accepted (Linux)',
+  () => {
+    it('names the client port of a completed handshake waiting in the accept queue, and not once accepted', async () => {
+      const server = createServer((socket) => socket.destroy());
+      server.listen(0, '127.0.0.1');
+      await once(server, 'listening');
+      const port = (server.address() as { port: number }).port;
+      const clientPort = await freePort();
       expect(pendingConnections(port)).toEqual([]);
-    } finally {
-      client.kill('SIGKILL');
-      server.close();
-    }
-  });
-});
+
+      const client = spawn(process.execPath, [
+        '-e',
+        `require('node:net').connect({ port: ${port}, host: '127.0.0.1', localPort: ${clientPort} }).on('error', () => {}); setInterval(() => {}, 1000);`,
+      ]);
+      try {
+        // This thread does not yield, so the server cannot accept: the connection waits in the kernel.
+        expect(spinUntil(() => pendingConnections(port)!.length > 0, 10_000)).toBe(true);
+        expect(pendingConnections(port)).toEqual([clientPort]);
+
+        const accepted = once(server, 'connection');
+        await accepted;
+        expect(pendingConnections(port)).toEqual([]);
+      } finally {
+        client.kill('SIGKILL');
+        server.close();
+      }
+    });
+  },
+);

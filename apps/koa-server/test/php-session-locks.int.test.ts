@@ -24,7 +24,13 @@ describe("SESSION_STORE=php with files: PHP's lock, without a process and bounde
     writeFileSync(join(dir, `sess_${'s'.repeat(26)}`), `user|a:1:{s:2:"id";i:${SIGNED_IN_ID};}`);
     // A small bound keeps the burst short: PHP's write in progress is a fresh file, and a waiter waits 2 s at most (the
     // adapter's own test holds 200 requests to the default bound of 8 on an injected clock).
-    svc = await startService({ DEV_LOGIN: '', SESSION_STORE: 'php', PHP_SESSION_SAVE_PATH: dir, PHP_SESSION_TOUCH: 'none', PHP_SESSION_LOCK_WAITERS: String(WAITERS) });
+    svc = await startService({
+      DEV_LOGIN: '',
+      SESSION_STORE: 'php',
+      PHP_SESSION_SAVE_PATH: dir,
+      PHP_SESSION_TOUCH: 'none',
+      PHP_SESSION_LOCK_WAITERS: String(WAITERS),
+    });
   });
   afterAll(async () => {
     await svc?.close();

@@ -48,7 +48,12 @@ interface Store {
 
 const GC_MAXLIFETIME = 1440;
 
-function sessionSuite(name: 'files' | 'redis' | 'memcached', setUp: () => Promise<{ store: Store; down?: RedisProcess }>, env: Record<string, string> = {}, serializer = 'php') {
+function sessionSuite(
+  name: 'files' | 'redis' | 'memcached',
+  setUp: () => Promise<{ store: Store; down?: RedisProcess }>,
+  env: Record<string, string> = {},
+  serializer = 'php',
+) {
   describe(`SESSION_STORE=php with ${name} (${serializer}), beside a real PHP`, () => {
     let store: Store;
     let down: RedisProcess | undefined;
@@ -93,19 +98,27 @@ function sessionSuite(name: 'files' | 'redis' | 'memcached', setUp: () => Promis
       await expectAnswer(await svc.post(FIELD_PATH, form({ id: '33', field: 'a', value: 'b' }), { cookie }), 200, '{"ok":true}');
       await php.get('session.php?action=signout', cookie);
       const calls = svc.stub.received.length;
-      await expectAnswer(await svc.post(FIELD_PATH, form({ id: '33', field: 'a', value: 'b' }), { cookie }), 200, '{"ok":false,"msg":"No autenticado"}');
+      await expectAnswer(
+        await svc.post(FIELD_PATH, form({ id: '33', field: 'a', value: 'b' }), { cookie }),
+        200,
+        '{"ok":false,"msg":"No autenticado"}',
+      );
       expect(svc.stub.received).toHaveLength(calls);
     });
 
     it('a session whose activity key is older than the idle limit is "No autenticado"', async () => {
       const cookie = await signIn('4103');
       await php.get(`session.php?action=activity&at=${nowSeconds() - IDLE_SECONDS - 5}`, cookie);
-      await expectAnswer(await svc.post(FIELD_PATH, form({ id: '34', field: 'a', value: 'b' }), { cookie }), 200, '{"ok":false,"msg":"No autenticado"}');
+      await expectAnswer(
+        await svc.post(FIELD_PATH, form({ id: '34', field: 'a', value: 'b' }), { cookie }),
+        200,
+        '{"ok":false,"msg":"No autenticado"}',
+      );
       expect(svc.logs.lines).toContainEqual(expect.objectContaining({ problem: 'idle', msg: 'PHP session idle: answered as signed out' }));
       expect(svc.logs.text()).not.toContain(idOf(cookie));
     });
 
-    it('after a request PHP sees the session\'s expiry moved', async () => {
+    it("after a request PHP sees the session's expiry moved", async () => {
       const cookie = await signIn('4104');
       await php.get(`session.php?action=activity&at=${nowSeconds() - 10}`, cookie);
       await store.age(idOf(cookie));
@@ -131,7 +144,11 @@ function sessionSuite(name: 'files' | 'redis' | 'memcached', setUp: () => Promis
       else await post();
       expect(await store.snapshot()).toBe(before);
       // The same watch does see a real session's request (it would have seen a hostile one).
-      const real = () => svc.post(FIELD_PATH, form({ id: '36', field: 'a', value: 'b' }), { cookie }).then((response) => response.text()).then(() => undefined);
+      const real = () =>
+        svc
+          .post(FIELD_PATH, form({ id: '36', field: 'a', value: 'b' }), { cookie })
+          .then((response) => response.text())
+          .then(() => undefined);
       if (store.commandsDuring) expect((await store.commandsDuring(real)).join('\n')).toContain(idOf(cookie));
       else {
         await store.age(idOf(cookie));
@@ -147,7 +164,11 @@ function sessionSuite(name: 'files' | 'redis' | 'memcached', setUp: () => Promis
         await rename(dir, `${dir}.away`);
         try {
           const calls = svc.stub.received.length;
-          await expectAnswer(await svc.post(FIELD_PATH, form({ id: '40', field: 'a', value: 'b' }), { cookie }), 503, '{"ok":false,"msg":"Servicio no disponible."}');
+          await expectAnswer(
+            await svc.post(FIELD_PATH, form({ id: '40', field: 'a', value: 'b' }), { cookie }),
+            503,
+            '{"ok":false,"msg":"Servicio no disponible."}',
+          );
           expect(svc.stub.received).toHaveLength(calls);
           // Once a background check has found it.
           expect(await until(async () => (await fetch(`${svc.url}/readyz`)).status === 503, 10_000)).toBe(true);
@@ -192,7 +213,11 @@ function sessionSuite(name: 'files' | 'redis' | 'memcached', setUp: () => Promis
         await expectAnswer(await svc.post(FIELD_PATH, form({ id: '37', field: 'a', value: 'b' }), { cookie }), 200, '{"ok":true}');
         await down!.stop();
         const calls = svc.stub.received.length;
-        await expectAnswer(await svc.post(FIELD_PATH, form({ id: '37', field: 'a', value: 'b' }), { cookie }), 503, '{"ok":false,"msg":"Servicio no disponible."}');
+        await expectAnswer(
+          await svc.post(FIELD_PATH, form({ id: '37', field: 'a', value: 'b' }), { cookie }),
+          503,
+          '{"ok":false,"msg":"Servicio no disponible."}',
+        );
         expect(svc.stub.received).toHaveLength(calls);
         expect(await until(async () => (await fetch(`${svc.url}/readyz`)).status === 503, 10_000)).toBe(true);
         expect(await (await fetch(`${svc.url}/readyz`)).text()).toContain('PHP sessions');
@@ -202,7 +227,9 @@ function sessionSuite(name: 'files' | 'redis' | 'memcached', setUp: () => Promis
         expect(
           await until(async () => {
             const again = await php.get<Shown>('session.php?action=signin&id=4106').catch(() => undefined);
-            answer = again?.cookie ? await (await svc.post(FIELD_PATH, form({ id: '37', field: 'a', value: 'b' }), { cookie: again.cookie })).text() : '';
+            answer = again?.cookie
+              ? await (await svc.post(FIELD_PATH, form({ id: '37', field: 'a', value: 'b' }), { cookie: again.cookie })).text()
+              : '';
             return answer === '{"ok":true}';
           }, 10_000),
         ).toBe(true);
@@ -253,47 +280,54 @@ describe.skipIf(missing('php', phpAvailable()))('the service beside a real PHP a
   sessionSuite('files', filesStore('igbinary'), {}, 'igbinary');
 });
 
-describe.skipIf(missing('php', phpAvailable()) || missing('redis-server', redisServerAvailable()))('the service beside a real PHP app (php -S, phpredis)', () => {
-  let server: RedisProcess;
-  let redis: Redis;
-  beforeAll(async () => {
-    server = redisProcess(await freePort());
-    await server.start();
-    redis = new Redis(`${server.url}/${DATABASE}`, { maxRetriesPerRequest: 1 });
-  });
-  afterAll(async () => {
-    redis?.disconnect();
-    await server?.stop();
-  });
+describe.skipIf(missing('php', phpAvailable()) || missing('redis-server', redisServerAvailable()))(
+  'the service beside a real PHP app (php -S, phpredis)',
+  () => {
+    let server: RedisProcess;
+    let redis: Redis;
+    beforeAll(async () => {
+      server = redisProcess(await freePort());
+      await server.start();
+      redis = new Redis(`${server.url}/${DATABASE}`, { maxRetriesPerRequest: 1 });
+    });
+    afterAll(async () => {
+      redis?.disconnect();
+      await server?.stop();
+    });
 
-  sessionSuite(
-    'redis',
-    () => {
-      const savePath = () => `tcp://127.0.0.1:${new URL(server.url).port}?prefix=${PREFIX}&database=${DATABASE}`;
-      return Promise.resolve({
-        down: server,
-        store: {
-          ini: () => ({ 'session.save_handler': 'redis', 'session.save_path': savePath() }),
-          env: () => ({ PHP_SESSION_SAVE_HANDLER: 'redis', PHP_SESSION_SAVE_PATH: savePath() }),
-          async expiresIn(php, id) {
-            return (await php.get<{ ttl: number }>(`expiry.php?handler=redis&port=${new URL(server.url).port}&db=${DATABASE}&key=${PREFIX}${id}`)).body.ttl;
+    sessionSuite(
+      'redis',
+      () => {
+        const savePath = () => `tcp://127.0.0.1:${new URL(server.url).port}?prefix=${PREFIX}&database=${DATABASE}`;
+        return Promise.resolve({
+          down: server,
+          store: {
+            ini: () => ({ 'session.save_handler': 'redis', 'session.save_path': savePath() }),
+            env: () => ({ PHP_SESSION_SAVE_HANDLER: 'redis', PHP_SESSION_SAVE_PATH: savePath() }),
+            async expiresIn(php, id) {
+              return (
+                await php.get<{ ttl: number }>(
+                  `expiry.php?handler=redis&port=${new URL(server.url).port}&db=${DATABASE}&key=${PREFIX}${id}`,
+                )
+              ).body.ttl;
+            },
+            async age(id) {
+              await redis.expire(`${PREFIX}${id}`, 100);
+            },
+            async snapshot() {
+              const keys = (await redis.keys('*')).sort();
+              return JSON.stringify(await Promise.all(keys.map(async (key) => [key, await redis.get(key)])));
+            },
+            async commandsDuring(during) {
+              return (await redisCommandsDuring(`${server.url}/${DATABASE}`, during)).map((args) => args.join(' '));
+            },
           },
-          async age(id) {
-            await redis.expire(`${PREFIX}${id}`, 100);
-          },
-          async snapshot() {
-            const keys = (await redis.keys('*')).sort();
-            return JSON.stringify(await Promise.all(keys.map(async (key) => [key, await redis.get(key)])));
-          },
-          async commandsDuring(during) {
-            return (await redisCommandsDuring(`${server.url}/${DATABASE}`, during)).map((args) => args.join(' '));
-          },
-        },
-      });
-    },
-    { PHP_SESSION_TOUCH: 'activity' },
-  );
-});
+        });
+      },
+      { PHP_SESSION_TOUCH: 'activity' },
+    );
+  },
+);
 
 describe.skipIf(missing('php', phpAvailable()))('the service beside a real PHP app (php -S, php-memcached)', () => {
   let server: MemcachedProcess;
@@ -325,7 +359,12 @@ describe.skipIf(missing('php', phpAvailable()))('the service beside a real PHP a
               dump
                 .split('\n')
                 .filter((line) => line.startsWith('key='))
-                .map((line) => line.split(' ').filter((field) => /^(key|exp|cas)=/.test(field)).join(' '))
+                .map((line) =>
+                  line
+                    .split(' ')
+                    .filter((field) => /^(key|exp|cas)=/.test(field))
+                    .join(' '),
+                )
                 .sort(),
             );
           },

@@ -58,19 +58,33 @@ describe('SESSION_STORE=php start-up refusals, in the server process', () => {
     expect(code).toBe(1);
     expect(stderr.trimEnd().split('\n')).toEqual([
       'configuration error: PHP_SESSION_SAVE_PATH required: copy session.save_path from php.ini (a directory, tcp://host:port?… for redis, host:port,… for memcached)',
-      expect.stringMatching(/^configuration error: PHP_SESSION_TOUCH=activity is not supported with the files handler: PHP rewrites a session file under its own flock/),
+      expect.stringMatching(
+        /^configuration error: PHP_SESSION_TOUCH=activity is not supported with the files handler: PHP rewrites a session file under its own flock/,
+      ),
     ]);
   });
 
   it.each([
-    ['memcache', '127.0.0.1:11211', 'PHP_SESSION_SAVE_HANDLER "memcache" is not supported: expected files, redis (phpredis) or memcached (php-memcached)'],
-    ['memcached', 'tcp://127.0.0.1:11211', 'PHP_SESSION_SAVE_PATH "tcp://127.0.0.1:11211" is not a memcached server: expected host:port[:weight]'],
+    [
+      'memcache',
+      '127.0.0.1:11211',
+      'PHP_SESSION_SAVE_HANDLER "memcache" is not supported: expected files, redis (phpredis) or memcached (php-memcached)',
+    ],
+    [
+      'memcached',
+      'tcp://127.0.0.1:11211',
+      'PHP_SESSION_SAVE_PATH "tcp://127.0.0.1:11211" is not a memcached server: expected host:port[:weight]',
+    ],
     ['redis', 'tcp://127.0.0.1:6379?auth=SECRET-redis-pw&compression=lzf', 'PHP_SESSION_SAVE_PATH compression is not supported'],
     ['redis', 'tls://127.0.0.1:6379?auth=SECRET-redis-pw', 'PHP_SESSION_SAVE_PATH the scheme "tls:" is not supported: tcp:// or unix://'],
     ['files', 'var/lib/php/sessions', 'PHP_SESSION_SAVE_PATH the directory must be an absolute path'],
     ['files', '2;abc;/var/lib/php/sessions', 'PHP_SESSION_SAVE_PATH "abc" is not an octal file mode'],
   ])('refuses save handler %s with save path %s', async (handler, savePath, line) => {
-    const { code, stdout, stderr } = await run({ SESSION_STORE: 'php', PHP_SESSION_SAVE_HANDLER: handler, PHP_SESSION_SAVE_PATH: savePath });
+    const { code, stdout, stderr } = await run({
+      SESSION_STORE: 'php',
+      PHP_SESSION_SAVE_HANDLER: handler,
+      PHP_SESSION_SAVE_PATH: savePath,
+    });
     expect(code).toBe(1);
     expect(stderr).toMatch(new RegExp(`^configuration error: ${line.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
     expect(stderr.trimEnd().split('\n')).toHaveLength(1);
@@ -84,10 +98,20 @@ describe('SESSION_STORE=php start-up, in the server process', () => {
     try {
       // Loaded before the server: makes koffi fail to load, as on a platform without its prebuilt binary.
       const preload = join(dir, 'no-koffi.cjs');
-      await writeFile(preload, "const M = require('node:module'); const load = M._load; M._load = function (name, ...rest) { if (name === 'koffi') throw new Error('no koffi here'); return load.call(this, name, ...rest); };");
-      const { code, stderr } = await run({ SESSION_STORE: 'php', PHP_SESSION_SAVE_PATH: dir, ACTIVITY_LOG_URL: 'memory:', NODE_OPTIONS: `--require ${preload}` });
+      await writeFile(
+        preload,
+        "const M = require('node:module'); const load = M._load; M._load = function (name, ...rest) { if (name === 'koffi') throw new Error('no koffi here'); return load.call(this, name, ...rest); };",
+      );
+      const { code, stderr } = await run({
+        SESSION_STORE: 'php',
+        PHP_SESSION_SAVE_PATH: dir,
+        ACTIVITY_LOG_URL: 'memory:',
+        NODE_OPTIONS: `--require ${preload}`,
+      });
       expect(code).toBe(1);
-      expect(stderr).toMatch(/^start-up failed: PHP_SESSION_SAVE_HANDLER=files needs flock\(2\), PHP's own lock, which the service takes through koffi: koffi's prebuilt binary did not load/m);
+      expect(stderr).toMatch(
+        /^start-up failed: PHP_SESSION_SAVE_HANDLER=files needs flock\(2\), PHP's own lock, which the service takes through koffi: koffi's prebuilt binary did not load/m,
+      );
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -97,7 +121,9 @@ describe('SESSION_STORE=php start-up, in the server process', () => {
     const dir = await mkdtemp(join(tmpdir(), 'phpwire-start-'));
     try {
       const { child, url, output } = await startProcess({ SESSION_STORE: 'php', PHP_SESSION_SAVE_PATH: dir, ACTIVITY_LOG_URL: 'memory:' });
-      const listening = output().split('\n').find((line) => line.includes('"listening"'))!;
+      const listening = output()
+        .split('\n')
+        .find((line) => line.includes('"listening"'))!;
       expect(JSON.parse(listening)).toMatchObject({
         sessions: `PHP sessions: files in ${dir}, serializer php, cookie PHPSESSID, user key "user", no idle check, touch expiry`,
         devLogin: 'off',
@@ -112,7 +138,7 @@ describe('SESSION_STORE=php start-up, in the server process', () => {
     }
   });
 
-  it('starts with the PHP sessions\' Redis down: /readyz says so, the endpoints answer 503, no password printed', async () => {
+  it("starts with the PHP sessions' Redis down: /readyz says so, the endpoints answer 503, no password printed", async () => {
     const port = await freePort();
     const { child, url, output } = await startProcess({
       SESSION_STORE: 'php',

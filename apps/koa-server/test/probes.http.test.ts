@@ -33,8 +33,20 @@ const BUSY = 300;
 describe('the probes ahead of the fair-share line', () => {
   it.each([
     ['/healthz', 'healthy', { checked: true, reasons: [], degraded: [] }, 200, '{"ok":true}'],
-    ['/readyz', 'degraded', { checked: true, reasons: [], degraded: ['activity log: down'] }, 200, '{"ok":true,"degraded":["activity log: down"]}'],
-    ['/readyz', 'not ready', { checked: true, reasons: ['session store: down'], degraded: [] }, 503, '{"ok":false,"reasons":["session store: down"]}'],
+    [
+      '/readyz',
+      'degraded',
+      { checked: true, reasons: [], degraded: ['activity log: down'] },
+      200,
+      '{"ok":true,"degraded":["activity log: down"]}',
+    ],
+    [
+      '/readyz',
+      'not ready',
+      { checked: true, reasons: ['session store: down'], degraded: [] },
+      503,
+      '{"ok":false,"reasons":["session store: down"]}',
+    ],
   ] as Array<[string, string, Readiness, number, string]>)(
     `GET %s (%s) is answered while most of ${BUSY} endpoint requests read in the same turn have not started`,
     async (path, _state, readiness, status, body) => {
@@ -114,4 +126,3 @@ describe('the probes ahead of the fair-share line', () => {
     expect(newcomer.answers()[0]!.headers['x-request-id']).toBeUndefined();
   });
 });
-

@@ -7,7 +7,18 @@ import { redisSessionStore } from '@cotizaciones/adapters/redis';
 import { dropTable, missing, serviceUrls } from '@cotizaciones/adapters/testing';
 import { expectAnswer, expectContractHeaders } from './support/contract-headers.js';
 import { startApp } from './support/app.js';
-import { cookieHeader, FIELD_PATH, ITEM_PATH, SESSION_KEY, TOKEN, form, signedCookie, startService, urlencoded, type TestService } from './support/service.js';
+import {
+  cookieHeader,
+  FIELD_PATH,
+  ITEM_PATH,
+  SESSION_KEY,
+  TOKEN,
+  form,
+  signedCookie,
+  startService,
+  urlencoded,
+  type TestService,
+} from './support/service.js';
 
 const PATHS = [FIELD_PATH, ITEM_PATH];
 
@@ -36,13 +47,21 @@ describe('requests refused at the protocol level', () => {
 
     it('a body over the limit → 413', async () => {
       const before = svc.stub.received.length;
-      await expectAnswer(await svc.post(path, form({ id: '1', value: 'x'.repeat(65 * 1024) }), { cookie }), 413, '{"ok":false,"msg":"Solicitud demasiado grande."}');
+      await expectAnswer(
+        await svc.post(path, form({ id: '1', value: 'x'.repeat(65 * 1024) }), { cookie }),
+        413,
+        '{"ok":false,"msg":"Solicitud demasiado grande."}',
+      );
       expect(svc.stub.received).toHaveLength(before);
     });
 
     it('more than 1000 urlencoded parameters → 413; exactly 1000 is fine', async () => {
       const many = (n: number) => Array.from({ length: n }, (_, i) => `p${i}=1`).join('&');
-      await expectAnswer(await svc.post(path, many(1001), { cookie, headers: urlencoded('').headers }), 413, '{"ok":false,"msg":"Solicitud demasiado grande."}');
+      await expectAnswer(
+        await svc.post(path, many(1001), { cookie, headers: urlencoded('').headers }),
+        413,
+        '{"ok":false,"msg":"Solicitud demasiado grande."}',
+      );
       await expectAnswer(await svc.post(path, many(1000), { cookie, headers: urlencoded('').headers }), 200, '{"ok":true}');
     });
 
@@ -61,7 +80,10 @@ describe('requests refused at the protocol level', () => {
 
     it.each(['deflate', 'gzip', 'bogus'])('a body it cannot decode (Content-Encoding: %s) → 400', async (encoding) => {
       await expectAnswer(
-        await svc.post(path, 'id=1', { cookie, headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-encoding': encoding } }),
+        await svc.post(path, 'id=1', {
+          cookie,
+          headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-encoding': encoding },
+        }),
         400,
         '{"ok":false,"msg":"Solicitud inválida."}',
       );
@@ -70,7 +92,10 @@ describe('requests refused at the protocol level', () => {
     it('a gzip-compressed form is read', async () => {
       const before = svc.stub.received.length;
       await expectAnswer(
-        await svc.post(path, gzipSync('id=1&field=x'), { cookie, headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-encoding': 'gzip' } }),
+        await svc.post(path, gzipSync('id=1&field=x'), {
+          cookie,
+          headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-encoding': 'gzip' },
+        }),
         200,
         '{"ok":true}',
       );
@@ -115,9 +140,12 @@ describe('requests refused at the protocol level', () => {
 
 describe('unexpected errors', () => {
   it('answer 500 "Error interno." with the contract headers, no stack, and the cause in the server log', async () => {
-    const app = await startApp({}, {
-      updateQuotationField: () => Promise.reject(new Error('kaboom at line 12')),
-    });
+    const app = await startApp(
+      {},
+      {
+        updateQuotationField: () => Promise.reject(new Error('kaboom at line 12')),
+      },
+    );
     const cookie = await app.signIn();
     const response = await fetch(`${app.url}${FIELD_PATH}`, { method: 'POST', body: form({ id: '1' }), headers: { cookie } });
     await expectAnswer(response, 500, '{"ok":false,"msg":"Error interno."}');
@@ -130,7 +158,10 @@ describe('the upstream token', () => {
   it('when none can be had: the default message, no upstream call, no log, the cause in the server log', async () => {
     const app = await startApp({}, { tokens: { token: () => Promise.reject(new TokenUnavailableError('identity service refused')) } });
     const cookie = await app.signIn();
-    for (const [path, msg] of [[FIELD_PATH, 'No se pudo actualizar la cotización.'], [ITEM_PATH, 'No se pudo actualizar el ítem.']] as const) {
+    for (const [path, msg] of [
+      [FIELD_PATH, 'No se pudo actualizar la cotización.'],
+      [ITEM_PATH, 'No se pudo actualizar el ítem.'],
+    ] as const) {
       const response = await fetch(`${app.url}${path}`, { method: 'POST', body: form({ id: '4' }), headers: { cookie } });
       await expectAnswer(response, 200, JSON.stringify({ ok: false, msg }));
     }
@@ -157,7 +188,11 @@ describe('UPSTREAM_CLIENT=undici', () => {
     const cookie = await svc.signIn();
     await expectAnswer(await svc.post(ITEM_PATH, form({ id: '9', delete: '' }), { cookie }), 200, '{"ok":true}');
     svc.stub.answer({ hang: true });
-    await expectAnswer(await svc.post(ITEM_PATH, form({ id: '9' }), { cookie }), 200, '{"ok":false,"msg":"No se pudo actualizar el ítem."}');
+    await expectAnswer(
+      await svc.post(ITEM_PATH, form({ id: '9' }), { cookie }),
+      200,
+      '{"ok":false,"msg":"No se pudo actualizar el ítem."}',
+    );
     expect(svc.stub.received.map((r) => [r.path, r.headers.authorization, r.body])).toEqual([
       ['/api/cotizaciones/items/update', `Bearer ${TOKEN}`, '{"id":"9","delete":1}'],
       ['/api/cotizaciones/items/update', `Bearer ${TOKEN}`, '{"id":"9","field":"","value":""}'],
@@ -205,9 +240,17 @@ describe('session control', () => {
     onTestFinished(() => void vi.useRealTimers());
     const app = await startApp({ sessionPolicy: { idleMs: 150_000, maxMs: 3_600_000 } });
     const cookie = await app.signIn();
-    await expectAnswer(await fetch(`${app.url}${FIELD_PATH}`, { method: 'POST', body: form({ id: '1' }), headers: { cookie } }), 200, '{"ok":true}');
+    await expectAnswer(
+      await fetch(`${app.url}${FIELD_PATH}`, { method: 'POST', body: form({ id: '1' }), headers: { cookie } }),
+      200,
+      '{"ok":true}',
+    );
     vi.setSystemTime(Date.now() + 250_000);
-    await expectAnswer(await fetch(`${app.url}${FIELD_PATH}`, { method: 'POST', body: form({ id: '1' }), headers: { cookie } }), 200, '{"ok":false,"msg":"No autenticado"}');
+    await expectAnswer(
+      await fetch(`${app.url}${FIELD_PATH}`, { method: 'POST', body: form({ id: '1' }), headers: { cookie } }),
+      200,
+      '{"ok":false,"msg":"No autenticado"}',
+    );
     expect(app.upstream.calls).toHaveLength(1);
     app.close();
   });
@@ -221,7 +264,10 @@ describe('session control', () => {
     const postAfter = async (ms: number) => {
       vi.setSystemTime(Date.now() + ms);
       const response = await fetch(`${app.url}${FIELD_PATH}`, { method: 'POST', body: form({ id: '1' }), headers: { cookie } });
-      const updated = response.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+      const updated = response.headers
+        .getSetCookie()
+        .map((c) => c.split(';')[0])
+        .join('; ');
       if (updated) cookie = updated;
       return response.text();
     };
@@ -254,7 +300,11 @@ describe('session control', () => {
     expect(fresh).toBe(signedCookie('cotizaciones.sid', value, SESSION_KEY));
     rotated.close();
     const dropped = await startApp({ sessionKeys: [SESSION_KEY] });
-    await expectAnswer(await fetch(`${dropped.url}${FIELD_PATH}`, { method: 'POST', body: form({ id: '1' }), headers: { cookie } }), 200, '{"ok":false,"msg":"No autenticado"}');
+    await expectAnswer(
+      await fetch(`${dropped.url}${FIELD_PATH}`, { method: 'POST', body: form({ id: '1' }), headers: { cookie } }),
+      200,
+      '{"ok":false,"msg":"No autenticado"}',
+    );
     dropped.close();
   });
 
@@ -265,16 +315,28 @@ describe('session control', () => {
     await store.ready(2_000);
     const app = await startApp({ sessionPolicy: { idleMs: 150_000, maxMs: 3_600_000 } }, { sessions: store });
     const cookie = await app.signIn();
-    await expectAnswer(await fetch(`${app.url}${FIELD_PATH}`, { method: 'POST', body: form({ id: '1' }), headers: { cookie } }), 200, '{"ok":true}');
+    await expectAnswer(
+      await fetch(`${app.url}${FIELD_PATH}`, { method: 'POST', body: form({ id: '1' }), headers: { cookie } }),
+      200,
+      '{"ok":true}',
+    );
     vi.setSystemTime(Date.now() + 250_000);
-    await expectAnswer(await fetch(`${app.url}${FIELD_PATH}`, { method: 'POST', body: form({ id: '1' }), headers: { cookie } }), 200, '{"ok":false,"msg":"No autenticado"}');
+    await expectAnswer(
+      await fetch(`${app.url}${FIELD_PATH}`, { method: 'POST', body: form({ id: '1' }), headers: { cookie } }),
+      200,
+      '{"ok":false,"msg":"No autenticado"}',
+    );
     app.close();
     await store.close();
   });
 
   it('marks cookies Secure in production (behind a TLS proxy)', async () => {
     const app = await startApp({ secureCookies: true, trustProxy: ['127.0.0.1'] });
-    const response = await fetch(`${app.url}/dev/login`, { method: 'POST', body: form({ id: '1' }), headers: { 'x-forwarded-proto': 'https' } });
+    const response = await fetch(`${app.url}/dev/login`, {
+      method: 'POST',
+      body: form({ id: '1' }),
+      headers: { 'x-forwarded-proto': 'https' },
+    });
     const [sid] = response.headers.getSetCookie().filter((c) => c.startsWith('cotizaciones.sid='));
     expect(sid).toMatch(/; secure/i);
     expect(sid).toMatch(/; httponly/i);

@@ -96,7 +96,9 @@ describe('fair share between connections', () => {
       held.get(`/slow/${i}`)!();
     }
     await until(() => (received.match(/HTTP\/1\.1 200/g) ?? []).length === 8);
-    expect([...received.matchAll(/\r\n\r\n(\/slow\/\d)/g)].map((match) => match[1])).toEqual(Array.from({ length: 8 }, (_, i) => `/slow/${i + 1}`));
+    expect([...received.matchAll(/\r\n\r\n(\/slow\/\d)/g)].map((match) => match[1])).toEqual(
+      Array.from({ length: 8 }, (_, i) => `/slow/${i + 1}`),
+    );
   });
 });
 
@@ -159,6 +161,8 @@ describe('what one connection can make the server parse', () => {
     const pad = 'p'.repeat(300);
     client.socket.write(Array.from({ length: 50 }, (_, i) => `GET /r/${i} HTTP/1.1\r\nHost: x\r\nX-Pad: ${pad}\r\n\r\n`).join(''));
     await until(() => (client.received.match(/HTTP\/1\.1 200/g) ?? []).length === 50);
-    expect([...client.received.matchAll(/\r\n\r\n(\/r\/\d+:300)/g)].map((match) => match[1])).toEqual(Array.from({ length: 50 }, (_, i) => `/r/${i}:300`));
+    expect([...client.received.matchAll(/\r\n\r\n(\/r\/\d+:300)/g)].map((match) => match[1])).toEqual(
+      Array.from({ length: 50 }, (_, i) => `/r/${i}:300`),
+    );
   });
 });

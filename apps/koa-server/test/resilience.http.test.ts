@@ -38,42 +38,51 @@ describe('secrets', () => {
   it.each([
     ['a static token', {}],
     ['OAuth2 client credentials', { oauth: true }],
-  ])('with %s: the token, client secret, session keys and cookie values never show in answers, log rows or server log lines', async (_, how) => {
-    const endpoint = await startStubTokenEndpoint();
-    const env = 'oauth' in how
-      ? { UPSTREAM_TOKEN: '', UPSTREAM_TOKEN_URL: endpoint.url, UPSTREAM_CLIENT_ID: 'svc', UPSTREAM_CLIENT_SECRET: 'client-SECRET-9f8e7d6c5b4a' }
-      : {};
-    const svc = await startService(env);
-    const cookie = await svc.signIn();
-    const cookieValues = cookie.split('; ').map((pair) => pair.slice(pair.indexOf('=') + 1));
-    const seen: string[] = [];
-    const answers = [
-      { json: { ok: true } },
-      { json: { ok: false, error: { message: 'x' } } },
-      { status: 401, json: { ok: false } },
-      { drop: true as const },
-      { text: '<html>' },
-    ];
-    for (const answer of answers) {
-      svc.stub.answer(answer);
-      for (const path of [FIELD_PATH, ITEM_PATH]) {
-        for (const body of [form({ id: '5', field: 'f', value: 'v' }), form({ 'id[]': '1' })]) {
-          const response = await svc.post(path, body, { cookie });
-          seen.push(JSON.stringify([...response.headers]), await response.text());
+  ])(
+    'with %s: the token, client secret, session keys and cookie values never show in answers, log rows or server log lines',
+    async (_, how) => {
+      const endpoint = await startStubTokenEndpoint();
+      const env =
+        'oauth' in how
+          ? {
+              UPSTREAM_TOKEN: '',
+              UPSTREAM_TOKEN_URL: endpoint.url,
+              UPSTREAM_CLIENT_ID: 'svc',
+              UPSTREAM_CLIENT_SECRET: 'client-SECRET-9f8e7d6c5b4a',
+            }
+          : {};
+      const svc = await startService(env);
+      const cookie = await svc.signIn();
+      const cookieValues = cookie.split('; ').map((pair) => pair.slice(pair.indexOf('=') + 1));
+      const seen: string[] = [];
+      const answers = [
+        { json: { ok: true } },
+        { json: { ok: false, error: { message: 'x' } } },
+        { status: 401, json: { ok: false } },
+        { drop: true as const },
+        { text: '<html>' },
+      ];
+      for (const answer of answers) {
+        svc.stub.answer(answer);
+        for (const path of [FIELD_PATH, ITEM_PATH]) {
+          for (const body of [form({ id: '5', field: 'f', value: 'v' }), form({ 'id[]': '1' })]) {
+            const response = await svc.post(path, body, { cookie });
+            seen.push(JSON.stringify([...response.headers]), await response.text());
+          }
         }
       }
-    }
-    const rows = JSON.stringify(await svc.rows());
-    await svc.close();
-    const logText = svc.logs.text();
-    const issuedTokens = endpoint.requests.map((_, i) => `token-${i + 1}`);
-    const secrets = [TOKEN, SESSION_KEY, 'client-SECRET-9f8e7d6c5b4a', ...cookieValues, ...issuedTokens];
-    expect(svc.stub.received.length).toBeGreaterThan(0);
-    for (const text of [...seen, rows, logText]) {
-      for (const secret of secrets) expect(text).not.toContain(secret);
-    }
-    await endpoint.close();
-  });
+      const rows = JSON.stringify(await svc.rows());
+      await svc.close();
+      const logText = svc.logs.text();
+      const issuedTokens = endpoint.requests.map((_, i) => `token-${i + 1}`);
+      const secrets = [TOKEN, SESSION_KEY, 'client-SECRET-9f8e7d6c5b4a', ...cookieValues, ...issuedTokens];
+      expect(svc.stub.received.length).toBeGreaterThan(0);
+      for (const text of [...seen, rows, logText]) {
+        for (const secret of secrets) expect(text).not.toContain(secret);
+      }
+      await endpoint.close();
+    },
+  );
 });
 
 describe('sessions in Redis', () => {
@@ -89,39 +98,45 @@ describe('sessions in Redis', () => {
     await svc.close();
   });
 
-  it.skipIf(missing('redis-server', redisServerAvailable()))('recovers by itself when Redis comes back: 503 while it is down, normal after', async () => {
-    const redis = redisProcess(6391);
-    await redis.start();
-    const svc = await startService({ SESSION_STORE: 'redis', REDIS_URL: redis.url });
-    let cookie = await svc.signIn();
-    await expectAnswer(await svc.post(FIELD_PATH, form({ id: '5' }), { cookie }), 200, '{"ok":true}');
-    await redis.stop();
-    await expectAnswer(await svc.post(FIELD_PATH, form({ id: '5' }), { cookie }), 503, '{"ok":false,"msg":"Servicio no disponible."}');
-    expect(svc.stub.received).toHaveLength(1);
-    await redis.start();
-    // This Redis keeps nothing on disk, so the old session is gone: sign in again, with no process restart.
-    let answer = '';
-    for (let i = 0; i < 50 && answer !== '{"ok":true}'; i += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      cookie = await svc.signIn().catch(() => '');
-      answer = cookie ? await (await svc.post(FIELD_PATH, form({ id: '5' }), { cookie })).text() : '';
-    }
-    expect(answer).toBe('{"ok":true}');
-    await svc.close();
-    await redis.stop();
-  });
+  it.skipIf(missing('redis-server', redisServerAvailable()))(
+    'recovers by itself when Redis comes back: 503 while it is down, normal after',
+    async () => {
+      const redis = redisProcess(6391);
+      await redis.start();
+      const svc = await startService({ SESSION_STORE: 'redis', REDIS_URL: redis.url });
+      let cookie = await svc.signIn();
+      await expectAnswer(await svc.post(FIELD_PATH, form({ id: '5' }), { cookie }), 200, '{"ok":true}');
+      await redis.stop();
+      await expectAnswer(await svc.post(FIELD_PATH, form({ id: '5' }), { cookie }), 503, '{"ok":false,"msg":"Servicio no disponible."}');
+      expect(svc.stub.received).toHaveLength(1);
+      await redis.start();
+      // This Redis keeps nothing on disk, so the old session is gone: sign in again, with no process restart.
+      let answer = '';
+      for (let i = 0; i < 50 && answer !== '{"ok":true}'; i += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        cookie = await svc.signIn().catch(() => '');
+        answer = cookie ? await (await svc.post(FIELD_PATH, form({ id: '5' }), { cookie })).text() : '';
+      }
+      expect(answer).toBe('{"ok":true}');
+      await svc.close();
+      await redis.stop();
+    },
+  );
 
-  it.skipIf(missing('Redis (TEST_REDIS_URL)', urls.redis))('shares sessions between two instances, and a sign-out ends them everywhere', async () => {
-    const env = { SESSION_STORE: 'redis', REDIS_URL: urls.redis ?? '' };
-    const one = await startService(env);
-    const two = await startService(env);
-    const cookie = await one.signIn('77');
-    await expectAnswer(await two.post(FIELD_PATH, form({ id: '5', field: 'x' }), { cookie }), 200, '{"ok":true}');
-    expect((await two.rows()).map((row) => row.user_id)).toEqual(['77']);
-    await fetch(`${one.url}/dev/logout`, { method: 'POST', headers: { cookie } });
-    // The same (still validly signed) cookie is refused: the session is gone from Redis.
-    await expectAnswer(await two.post(FIELD_PATH, form({ id: '5' }), { cookie }), 200, '{"ok":false,"msg":"No autenticado"}');
-    await one.close();
-    await two.close();
-  });
+  it.skipIf(missing('Redis (TEST_REDIS_URL)', urls.redis))(
+    'shares sessions between two instances, and a sign-out ends them everywhere',
+    async () => {
+      const env = { SESSION_STORE: 'redis', REDIS_URL: urls.redis ?? '' };
+      const one = await startService(env);
+      const two = await startService(env);
+      const cookie = await one.signIn('77');
+      await expectAnswer(await two.post(FIELD_PATH, form({ id: '5', field: 'x' }), { cookie }), 200, '{"ok":true}');
+      expect((await two.rows()).map((row) => row.user_id)).toEqual(['77']);
+      await fetch(`${one.url}/dev/logout`, { method: 'POST', headers: { cookie } });
+      // The same (still validly signed) cookie is refused: the session is gone from Redis.
+      await expectAnswer(await two.post(FIELD_PATH, form({ id: '5' }), { cookie }), 200, '{"ok":false,"msg":"No autenticado"}');
+      await one.close();
+      await two.close();
+    },
+  );
 });

@@ -14,12 +14,23 @@ const UNAVAILABLE = '{"ok":false,"msg":"Servicio no disponible."}';
  */
 describe.each([
   // Nothing listens on port 1: every read of the store fails.
-  ['Redis records', () => ({ env: { SESSION_STORE: 'redis', REDIS_URL: 'redis://127.0.0.1:1' }, cookie: signedCookie('cotizaciones.sid', 'some-session-id', SESSION_KEY) })],
+  [
+    'Redis records',
+    () => ({
+      env: { SESSION_STORE: 'redis', REDIS_URL: 'redis://127.0.0.1:1' },
+      cookie: signedCookie('cotizaciones.sid', 'some-session-id', SESSION_KEY),
+    }),
+  ],
   // A save path that does not exist: PHP's session directory gone.
   [
     'the PHP app’s files',
     () => ({
-      env: { DEV_LOGIN: '', SESSION_STORE: 'php', PHP_SESSION_SAVE_PATH: join(temporaryDir('php-gone-'), 'gone'), PHP_SESSION_TOUCH: 'none' },
+      env: {
+        DEV_LOGIN: '',
+        SESSION_STORE: 'php',
+        PHP_SESSION_SAVE_PATH: join(temporaryDir('php-gone-'), 'gone'),
+        PHP_SESSION_TOUCH: 'none',
+      },
       cookie: `PHPSESSID=${'u'.repeat(26)}`,
     }),
   ],
@@ -38,7 +49,11 @@ describe.each([
     expect(svc.stub.received).toHaveLength(0);
     const lines = svc.logs.lines.filter((line) => line.requestId === requestId && line.msg === 'request');
     expect(lines).toEqual([
-      expect.objectContaining({ status: 503, outcome: 'session-unavailable', cause: expect.objectContaining({ code: 'SESSION_UNAVAILABLE' }) as unknown }),
+      expect.objectContaining({
+        status: 503,
+        outcome: 'session-unavailable',
+        cause: expect.objectContaining({ code: 'SESSION_UNAVAILABLE' }) as unknown,
+      }),
     ]);
     // The metrics keep their documented labels: the coarser `unavailable`, and the store's own counter.
     const metrics = await (await fetch(`${svc.url}/metrics`)).text();
@@ -62,6 +77,8 @@ describe('the dev routes with Redis records unreachable', () => {
     });
     await expectAnswer(response, 503, UNAVAILABLE);
     const requestId = response.headers.get('x-request-id');
-    expect(svc.logs.lines.filter((line) => line.requestId === requestId && line.msg === 'request')).toEqual([expect.objectContaining({ status: 503, outcome: 'session-unavailable' })]);
+    expect(svc.logs.lines.filter((line) => line.requestId === requestId && line.msg === 'request')).toEqual([
+      expect.objectContaining({ status: 503, outcome: 'session-unavailable' }),
+    ]);
   });
 });

@@ -54,7 +54,10 @@ async function loggedIds(): Promise<number[]> {
 }
 
 /** How one request ended: answered (body and Connection header), refused at connect (never sent), or reset/cut after it was sent. */
-type Outcome = { kind: 'answered'; body: string; connection: string | null; afterSigterm: boolean } | { kind: 'refused' } | { kind: 'reset'; error: string };
+type Outcome =
+  | { kind: 'answered'; body: string; connection: string | null; afterSigterm: boolean }
+  | { kind: 'refused' }
+  | { kind: 'reset'; error: string };
 
 function errorCode(error: unknown): string {
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
@@ -63,10 +66,20 @@ function errorCode(error: unknown): string {
 
 async function post(url: string, cookie: string, id: number, dispatcher: Agent, sigtermAt: () => number | undefined): Promise<Outcome> {
   try {
-    const response = await undiciFetch(`${url}${FIELD_PATH}`, { method: 'POST', body: form({ id: String(id) }), headers: { cookie }, dispatcher });
+    const response = await undiciFetch(`${url}${FIELD_PATH}`, {
+      method: 'POST',
+      body: form({ id: String(id) }),
+      headers: { cookie },
+      dispatcher,
+    });
     const body = await response.text();
     const at = sigtermAt();
-    return { kind: 'answered', body, connection: response.headers.get('connection'), afterSigterm: at !== undefined && performance.now() > at };
+    return {
+      kind: 'answered',
+      body,
+      connection: response.headers.get('connection'),
+      afterSigterm: at !== undefined && performance.now() > at,
+    };
   } catch (error) {
     const code = errorCode(error);
     return code === 'ECONNREFUSED' ? { kind: 'refused' } : { kind: 'reset', error: `${code} at ${Date.now()}` };
@@ -103,8 +116,17 @@ describe('drain on SIGTERM', () => {
     const code = await exitCode(server.child);
     const answered = results.filter((r) => r.kind === 'answered');
     const resets = results.filter((r) => r.kind === 'reset');
-    console.log(`burst: ${answered.length} answered, ${resets.length} reset, ${results.length - answered.length - resets.length} refused at connect`);
-    if (resets.length) console.log(server.output().split('\n').filter((l) => !l.includes('"msg":"request"')).join('\n'));
+    console.log(
+      `burst: ${answered.length} answered, ${resets.length} reset, ${results.length - answered.length - resets.length} refused at connect`,
+    );
+    if (resets.length)
+      console.log(
+        server
+          .output()
+          .split('\n')
+          .filter((l) => !l.includes('"msg":"request"'))
+          .join('\n'),
+      );
     expect(resets).toEqual([]);
     expect(answered).toHaveLength(200);
     expect(answered.map((r) => r.body)).toEqual(answered.map(() => '{"ok":true}'));
@@ -138,7 +160,15 @@ describe('drain on SIGTERM', () => {
     server.child.kill('SIGTERM');
     await Promise.all(clients);
     const code = await exitCode(server.child);
-    if (results.some((r) => r.kind === 'reset')) console.log(server.output().split('\n').filter((l) => /accepting|idle connections|DEBUG/.test(l)).join('\n'), JSON.stringify(results.filter((r) => r.kind === 'reset')));
+    if (results.some((r) => r.kind === 'reset'))
+      console.log(
+        server
+          .output()
+          .split('\n')
+          .filter((l) => /accepting|idle connections|DEBUG/.test(l))
+          .join('\n'),
+        JSON.stringify(results.filter((r) => r.kind === 'reset')),
+      );
     expect(results.filter((r) => r.kind === 'reset')).toEqual([]);
     const answered = results.filter((r) => r.kind === 'answered');
     expect(answered.every((r) => r.body === '{"ok":true}')).toBe(true);
@@ -230,7 +260,9 @@ describe('a stop that cannot hang on its log', () => {
     const dispatcher = new Agent({ connections: 8 });
     return Promise.all(
       Array.from({ length: n }, (_, i) =>
-        undiciFetch(`${url}${FIELD_PATH}`, { method: 'POST', body: form({ id: String(from + i) }), headers: { cookie }, dispatcher }).then((r) => r.text()),
+        undiciFetch(`${url}${FIELD_PATH}`, { method: 'POST', body: form({ id: String(from + i) }), headers: { cookie }, dispatcher }).then(
+          (r) => r.text(),
+        ),
       ),
     );
   }

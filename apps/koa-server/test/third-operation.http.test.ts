@@ -13,22 +13,41 @@ describe('an operation added to the catalog', () => {
     const app = await startApp({ operations: [...OPERATIONS, ARCHIVE_QUOTATION] });
     try {
       const cookie = await app.signIn('7');
-      const response = await fetch(`${app.url}${ARCHIVE_QUOTATION.webPath}`, { method: 'POST', body: form({ id: '12', reason: 'duplicada' }), headers: { cookie } });
+      const response = await fetch(`${app.url}${ARCHIVE_QUOTATION.webPath}`, {
+        method: 'POST',
+        body: form({ id: '12', reason: 'duplicada' }),
+        headers: { cookie },
+      });
       expect(response.status).toBe(200);
       expect(await response.json()).toEqual({ ok: true });
 
-      expect(app.upstream.calls).toEqual([expect.objectContaining({ path: '/api/cotizaciones/archive', payload: { id: '12', reason: 'duplicada' }, token: 'tok' })]);
+      expect(app.upstream.calls).toEqual([
+        expect.objectContaining({ path: '/api/cotizaciones/archive', payload: { id: '12', reason: 'duplicada' }, token: 'tok' }),
+      ]);
       expect(app.activityLog.entries).toEqual([
-        expect.objectContaining({ eventKey: 'cotizaciones.archive', description: 'Archivó la cotización #12', entityType: 'cotizacion', entityId: 12n, details: { reason: 'duplicada' }, userId: '7' }),
+        expect.objectContaining({
+          eventKey: 'cotizaciones.archive',
+          description: 'Archivó la cotización #12',
+          entityType: 'cotizacion',
+          entityId: 12n,
+          details: { reason: 'duplicada' },
+          userId: '7',
+        }),
       ]);
 
       app.upstream.respondWith(() => ({ json: { ok: false } }));
-      const refused = await fetch(`${app.url}${ARCHIVE_QUOTATION.webPath}`, { method: 'POST', body: form({ id: '13' }), headers: { cookie } });
+      const refused = await fetch(`${app.url}${ARCHIVE_QUOTATION.webPath}`, {
+        method: 'POST',
+        body: form({ id: '13' }),
+        headers: { cookie },
+      });
       expect(await refused.json()).toEqual({ ok: false, msg: 'No se pudo archivar la cotización.' });
 
       const metrics = await (await fetch(`${app.url}/metrics`)).text();
       expect(metrics).toContain('http_requests_total{endpoint="archive_cotizacion",method="POST",outcome="ok"} 1');
-      const openApi = (await (await fetch(`${app.url}/openapi.json`)).json()) as { paths: Record<string, { post: { operationId: string } }> };
+      const openApi = (await (await fetch(`${app.url}/openapi.json`)).json()) as {
+        paths: Record<string, { post: { operationId: string } }>;
+      };
       expect(openApi.paths[ARCHIVE_QUOTATION.webPath]?.post.operationId).toBe('archive_cotizacion');
     } finally {
       app.close();

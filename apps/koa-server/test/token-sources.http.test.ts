@@ -20,7 +20,9 @@ describe('upstream token from OAuth2 client credentials', () => {
     expect(endpoint.requests).toHaveLength(1);
 
     // The upstream stops accepting token-1: one refresh, one resend.
-    svc.stub.answer((request) => (request.headers.authorization === 'Bearer token-2' ? { json: { ok: true } } : { status: 401, json: { ok: false } }));
+    svc.stub.answer((request) =>
+      request.headers.authorization === 'Bearer token-2' ? { json: { ok: true } } : { status: 401, json: { ok: false } },
+    );
     svc.stub.received.length = 0;
     await expectAnswer(await svc.post(FIELD_PATH, form({ id: '3' }), { cookie }), 200, '{"ok":true}');
     expect(svc.stub.received.map((r) => r.headers.authorization)).toEqual(['Bearer token-1', 'Bearer token-2']);
@@ -29,7 +31,11 @@ describe('upstream token from OAuth2 client credentials', () => {
     // Every token rejected: still only one resend.
     svc.stub.answer({ status: 401, json: { ok: false } });
     svc.stub.received.length = 0;
-    await expectAnswer(await svc.post(FIELD_PATH, form({ id: '4' }), { cookie }), 200, '{"ok":false,"msg":"No se pudo actualizar la cotización."}');
+    await expectAnswer(
+      await svc.post(FIELD_PATH, form({ id: '4' }), { cookie }),
+      200,
+      '{"ok":false,"msg":"No se pudo actualizar la cotización."}',
+    );
     expect(svc.stub.received).toHaveLength(2);
     expect(svc.logs.text()).not.toContain('client-SECRET-value');
     await svc.close();
@@ -39,9 +45,18 @@ describe('upstream token from OAuth2 client credentials', () => {
   it('answers the default message with no upstream call while the token endpoint is down', async () => {
     const endpoint = await startStubTokenEndpoint();
     endpoint.configure({ fail: true });
-    const svc = await startService({ UPSTREAM_TOKEN: '', UPSTREAM_TOKEN_URL: endpoint.url, UPSTREAM_CLIENT_ID: 'c', UPSTREAM_CLIENT_SECRET: 's' });
+    const svc = await startService({
+      UPSTREAM_TOKEN: '',
+      UPSTREAM_TOKEN_URL: endpoint.url,
+      UPSTREAM_CLIENT_ID: 'c',
+      UPSTREAM_CLIENT_SECRET: 's',
+    });
     const cookie = await svc.signIn();
-    await expectAnswer(await svc.post(ITEM_PATH, form({ id: '2', delete: '' }), { cookie }), 200, '{"ok":false,"msg":"No se pudo actualizar el ítem."}');
+    await expectAnswer(
+      await svc.post(ITEM_PATH, form({ id: '2', delete: '' }), { cookie }),
+      200,
+      '{"ok":false,"msg":"No se pudo actualizar el ítem."}',
+    );
     expect(svc.stub.received).toHaveLength(0);
     expect(await svc.rows()).toHaveLength(0);
     expect(svc.logs.lines.some((line) => line.outcome === 'token-unavailable')).toBe(true);
@@ -50,26 +65,33 @@ describe('upstream token from OAuth2 client credentials', () => {
   });
 });
 
-describe("upstream token from the session user", () => {
+describe('upstream token from the session user', () => {
   // Server-side sessions only: a cookie session would carry the token to the browser.
   const redisUrl = serviceUrls().redis;
-  it.skipIf(missing('Redis (TEST_REDIS_URL)', redisUrl))("sends the signed-in user's own token, and fails without calling the upstream when the user has none", async () => {
-    const svc = await startService({
-      UPSTREAM_TOKEN: '',
-      UPSTREAM_TOKEN_SESSION_KEY: 'token',
-      SESSION_STORE: 'redis',
-      REDIS_URL: redisUrl ?? '',
-      REDIS_KEY_PREFIX: `test:token-source:${randomUUID()}:`,
-    });
-    const login = await fetch(`${svc.url}/dev/login`, { method: 'POST', body: form({ id: '5', token: 'ana-own-token' }) });
-    const withToken = cookieHeader(login);
-    await expectAnswer(await svc.post(FIELD_PATH, form({ id: '1' }), { cookie: withToken }), 200, '{"ok":true}');
-    expect(svc.stub.received[0]?.headers.authorization).toBe('Bearer ana-own-token');
+  it.skipIf(missing('Redis (TEST_REDIS_URL)', redisUrl))(
+    "sends the signed-in user's own token, and fails without calling the upstream when the user has none",
+    async () => {
+      const svc = await startService({
+        UPSTREAM_TOKEN: '',
+        UPSTREAM_TOKEN_SESSION_KEY: 'token',
+        SESSION_STORE: 'redis',
+        REDIS_URL: redisUrl ?? '',
+        REDIS_KEY_PREFIX: `test:token-source:${randomUUID()}:`,
+      });
+      const login = await fetch(`${svc.url}/dev/login`, { method: 'POST', body: form({ id: '5', token: 'ana-own-token' }) });
+      const withToken = cookieHeader(login);
+      await expectAnswer(await svc.post(FIELD_PATH, form({ id: '1' }), { cookie: withToken }), 200, '{"ok":true}');
+      expect(svc.stub.received[0]?.headers.authorization).toBe('Bearer ana-own-token');
 
-    const withoutToken = await svc.signIn('6');
-    await expectAnswer(await svc.post(FIELD_PATH, form({ id: '1' }), { cookie: withoutToken }), 200, '{"ok":false,"msg":"No se pudo actualizar la cotización."}');
-    expect(svc.stub.received).toHaveLength(1);
-    for (const cookie of [withToken, withoutToken]) await fetch(`${svc.url}/dev/logout`, { method: 'POST', headers: { cookie } });
-    await svc.close();
-  });
+      const withoutToken = await svc.signIn('6');
+      await expectAnswer(
+        await svc.post(FIELD_PATH, form({ id: '1' }), { cookie: withoutToken }),
+        200,
+        '{"ok":false,"msg":"No se pudo actualizar la cotización."}',
+      );
+      expect(svc.stub.received).toHaveLength(1);
+      for (const cookie of [withToken, withoutToken]) await fetch(`${svc.url}/dev/logout`, { method: 'POST', headers: { cookie } });
+      await svc.close();
+    },
+  );
 });

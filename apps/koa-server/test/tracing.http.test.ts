@@ -16,7 +16,11 @@ describe('OpenTelemetry traces (OTEL_EXPORTER_OTLP_ENDPOINT set, http/json)', ()
   beforeAll(async () => {
     receiver = await otlpReceiver();
     // The test's requests come from 127.0.0.1, as a proxy's would: their traceparent is taken.
-    svc = await startService({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', TRUST_PROXY: 'loopback' });
+    svc = await startService({
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      TRUST_PROXY: 'loopback',
+    });
     cookie = await svc.signIn();
   });
   afterAll(async () => {
@@ -30,7 +34,8 @@ describe('OpenTelemetry traces (OTEL_EXPORTER_OTLP_ENDPOINT set, http/json)', ()
       const line = svc.logs.lines.find((entry) => entry.msg === 'request' && entry.requestId === requestId);
       const traceId = line?.trace_id as string | undefined;
       const spans = receiver.spans().filter((span) => span.traceId === traceId);
-      if (traceId && spans.some((span) => span.kind === SERVER) && (!withClient || spans.some((span) => span.kind === CLIENT))) return { line: line!, spans };
+      if (traceId && spans.some((span) => span.kind === SERVER) && (!withClient || spans.some((span) => span.kind === CLIENT)))
+        return { line: line!, spans };
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   };
@@ -41,8 +46,21 @@ describe('OpenTelemetry traces (OTEL_EXPORTER_OTLP_ENDPOINT set, http/json)', ()
     const { line, spans } = await traceOf(answer.headers.get('x-request-id')!);
     const server = spans.find((span) => span.kind === SERVER)!;
     const client = spans.find((span) => span.kind === CLIENT)!;
-    expect(server).toMatchObject({ name: `POST ${FIELD_PATH}`, parentSpanId: undefined, attributes: { 'http.request.method': 'POST', 'http.route': FIELD_PATH, 'http.response.status_code': 200, 'cotizaciones.outcome': 'ok' } });
-    expect(client).toMatchObject({ name: 'POST /api/cotizaciones/update', parentSpanId: server.spanId, attributes: { 'url.template': '/api/cotizaciones/update', 'http.response.status_code': 200 } });
+    expect(server).toMatchObject({
+      name: `POST ${FIELD_PATH}`,
+      parentSpanId: undefined,
+      attributes: {
+        'http.request.method': 'POST',
+        'http.route': FIELD_PATH,
+        'http.response.status_code': 200,
+        'cotizaciones.outcome': 'ok',
+      },
+    });
+    expect(client).toMatchObject({
+      name: 'POST /api/cotizaciones/update',
+      parentSpanId: server.spanId,
+      attributes: { 'url.template': '/api/cotizaciones/update', 'http.response.status_code': 200 },
+    });
     expect(spans.find((span) => span.name === 'session read')).toMatchObject({
       parentSpanId: server.spanId,
       attributes: { 'cotizaciones.session.mode': 'cookie', 'cotizaciones.session.outcome': 'signed-in' },
@@ -51,9 +69,13 @@ describe('OpenTelemetry traces (OTEL_EXPORTER_OTLP_ENDPOINT set, http/json)', ()
     // The request's log line names its trace and span.
     expect(line).toMatchObject({ trace_id: server.traceId, span_id: server.spanId });
     // Its audit entry is written after the answer, in a batch of its own trace, linked to the request.
-    const linked = () => receiver.spans().find((span) => span.name === 'activity_log write' && span.links.some((link) => link.spanId === server.spanId));
+    const linked = () =>
+      receiver.spans().find((span) => span.name === 'activity_log write' && span.links.some((link) => link.spanId === server.spanId));
     while (!linked()) await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(linked()).toMatchObject({ parentSpanId: undefined, links: expect.arrayContaining([{ traceId: server.traceId, spanId: server.spanId }]) as unknown });
+    expect(linked()).toMatchObject({
+      parentSpanId: undefined,
+      links: expect.arrayContaining([{ traceId: server.traceId, spanId: server.spanId }]) as unknown,
+    });
     expect(linked()?.traceId).not.toBe(server.traceId);
   });
 
@@ -63,7 +85,10 @@ describe('OpenTelemetry traces (OTEL_EXPORTER_OTLP_ENDPOINT set, http/json)', ()
       headers: { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' },
     });
     const { spans } = await traceOf(answer.headers.get('x-request-id')!);
-    expect(spans.find((span) => span.kind === SERVER)).toMatchObject({ traceId: '4bf92f3577b34da6a3ce929d0e0e4736', parentSpanId: '00f067aa0ba902b7' });
+    expect(spans.find((span) => span.kind === SERVER)).toMatchObject({
+      traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+      parentSpanId: '00f067aa0ba902b7',
+    });
     expect(svc.stub.received.at(-1)?.headers.traceparent).toMatch(/^00-4bf92f3577b34da6a3ce929d0e0e4736-[0-9a-f]{16}-01$/);
   });
 
@@ -85,7 +110,10 @@ describe('OpenTelemetry traces (OTEL_EXPORTER_OTLP_ENDPOINT set, http/json)', ()
     try {
       const answer = await svc.post(FIELD_PATH, form({ id: '15', field: 'estado', value: 'x' }), { cookie });
       const { spans } = await traceOf(answer.headers.get('x-request-id')!);
-      expect(spans.find((span) => span.kind === CLIENT)).toMatchObject({ status: { code: 2 }, attributes: { 'error.type': 'UPSTREAM_INVALID_BODY' } });
+      expect(spans.find((span) => span.kind === CLIENT)).toMatchObject({
+        status: { code: 2 },
+        attributes: { 'error.type': 'UPSTREAM_INVALID_BODY' },
+      });
       expect(spans.find((span) => span.kind === SERVER)?.attributes['cotizaciones.outcome']).toBe('upstream-failed');
     } finally {
       svc.stub.answer({ json: { ok: true } });
@@ -114,9 +142,12 @@ describe('OpenTelemetry traces with a token source that fetches (OAuth2)', () =>
     try {
       const answer = await svc.post(FIELD_PATH, form({ id: '12', field: 'estado', value: 'x' }), { cookie: await svc.signIn() });
       expect(await answer.text()).toBe('{"ok":true}');
-      const traceId = svc.logs.lines.find((line) => line.msg === 'request' && line.requestId === answer.headers.get('x-request-id'))?.trace_id;
+      const traceId = svc.logs.lines.find(
+        (line) => line.msg === 'request' && line.requestId === answer.headers.get('x-request-id'),
+      )?.trace_id;
       let token: ExportedSpan | undefined;
-      while (!(token = receiver.spans().find((span) => span.traceId === traceId && span.name === 'token'))) await new Promise((resolve) => setTimeout(resolve, 50));
+      while (!(token = receiver.spans().find((span) => span.traceId === traceId && span.name === 'token')))
+        await new Promise((resolve) => setTimeout(resolve, 50));
       const server = receiver.spans().find((span) => span.traceId === traceId && span.kind === SERVER);
       expect(token).toMatchObject({ parentSpanId: server?.spanId, attributes: { 'cotizaciones.token.source': 'client-credentials' } });
       const exported = receiver.bodies.join('\n');
@@ -142,9 +173,13 @@ describe('OpenTelemetry export: http/protobuf, and a collector that does not ans
     });
     receiver.listen(0, '127.0.0.1');
     await once(receiver, 'listening');
-    const svc = await startService({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/custom/traces` });
+    const svc = await startService({
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/custom/traces`,
+    });
     try {
-      expect(await (await svc.post(FIELD_PATH, form({ id: '12', field: 'estado', value: 'x' }), { cookie: await svc.signIn() })).text()).toBe('{"ok":true}');
+      expect(
+        await (await svc.post(FIELD_PATH, form({ id: '12', field: 'estado', value: 'x' }), { cookie: await svc.signIn() })).text(),
+      ).toBe('{"ok":true}');
       while (received.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
       expect(received[0]).toMatchObject({ path: '/custom/traces', type: 'application/x-protobuf' });
       expect(received[0]!.bytes).toBeGreaterThan(100);
@@ -159,12 +194,19 @@ describe('OpenTelemetry export: http/protobuf, and a collector that does not ans
     const stalled = createServer(() => void (exports += 1));
     stalled.listen(0, '127.0.0.1');
     await once(stalled, 'listening');
-    const svc = await startService({ OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(stalled.address() as AddressInfo).port}`, OTEL_EXPORTER_OTLP_TIMEOUT: '200' });
+    const svc = await startService({
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(stalled.address() as AddressInfo).port}`,
+      OTEL_EXPORTER_OTLP_TIMEOUT: '200',
+    });
     try {
       const cookie = await svc.signIn();
       // Requests go on while three exports, one after the other, hang until their time limit.
       for (let sent = 0; exports < 3; sent += 1) {
-        const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => svc.post(FIELD_PATH, form({ id: String(i + 1), field: 'estado', value: 'x' }), { cookie }).then((r) => r.text())));
+        const answers = await Promise.all(
+          Array.from({ length: 10 }, (_, i) =>
+            svc.post(FIELD_PATH, form({ id: String(i + 1), field: 'estado', value: 'x' }), { cookie }).then((r) => r.text()),
+          ),
+        );
         expect(answers.every((text) => text === '{"ok":true}')).toBe(true);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
@@ -181,7 +223,7 @@ describe('OpenTelemetry export: http/protobuf, and a collector that does not ans
   }, 30_000);
 });
 
-describe('OpenTelemetry traces with the PHP app\'s sessions in memcached', () => {
+describe("OpenTelemetry traces with the PHP app's sessions in memcached", () => {
   it('the session read names its mode, php memcached', async () => {
     const receiver = await otlpReceiver();
     const memcached = memcachedProcess(await freePort());
@@ -199,7 +241,10 @@ describe('OpenTelemetry traces with the PHP app\'s sessions in memcached', () =>
       expect(await answer.text()).toBe('{"ok":false,"msg":"No autenticado"}');
       const read = () => receiver.spans().find((span) => span.name === 'session read');
       while (!read()) await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(read()?.attributes).toMatchObject({ 'cotizaciones.session.mode': 'php memcached', 'cotizaciones.session.outcome': 'signed-out' });
+      expect(read()?.attributes).toMatchObject({
+        'cotizaciones.session.mode': 'php memcached',
+        'cotizaciones.session.outcome': 'signed-out',
+      });
     } finally {
       await svc.close();
       receiver.close();

@@ -10,7 +10,12 @@ const FORGED_SPAN = '00f067aa0ba902b7';
 /** A change POSTed from the loopback address `from` (the peer the service sees); its answer and its audit row. */
 async function changeFrom(svc: TestService, cookie: string, from: string, headers: Record<string, string>) {
   const before = (await svc.rows()).length;
-  const answer = await rawPost(`${svc.url}${FIELD_PATH}`, form({ id: '12', field: 'estado', value: 'x' }).toString(), { cookie, ...headers }, from);
+  const answer = await rawPost(
+    `${svc.url}${FIELD_PATH}`,
+    form({ id: '12', field: 'estado', value: 'x' }).toString(),
+    { cookie, ...headers },
+    from,
+  );
   const text = await answer.text();
   const rows = (await svc.rows()).slice(before);
   return { answer, text, requestId: answer.headers.get('x-request-id')!, row: rows.length === 1 ? rows[0] : undefined };
@@ -24,7 +29,11 @@ describe('TRUST_PROXY=127.0.0.2: headers only from that peer', () => {
   let cookie: string;
   beforeAll(async () => {
     receiver = await otlpReceiver();
-    svc = await startService({ TRUST_PROXY: '127.0.0.2', OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' });
+    svc = await startService({
+      TRUST_PROXY: '127.0.0.2',
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    });
     cookie = await svc.signIn();
   });
   afterAll(async () => {
@@ -49,7 +58,7 @@ describe('TRUST_PROXY=127.0.0.2: headers only from that peer', () => {
     tracestate: 'vendor=forged',
   };
 
-  it('from another peer (127.0.0.3): the socket address, the service\'s own request id and key, a new trace linked to the forged one, no tracestate upstream', async () => {
+  it("from another peer (127.0.0.3): the socket address, the service's own request id and key, a new trace linked to the forged one, no tracestate upstream", async () => {
     const received = svc.stub.received.length;
     const first = await changeFrom(svc, cookie, '127.0.0.3', forged);
     const second = await changeFrom(svc, cookie, '127.0.0.3', forged);
@@ -73,7 +82,10 @@ describe('TRUST_PROXY=127.0.0.2: headers only from that peer', () => {
 
   it('from the listed peer (127.0.0.2): its X-Forwarded-For, its request id as the key, its trace continued with its tracestate', async () => {
     const received = svc.stub.received.length;
-    const { text, requestId, row } = await changeFrom(svc, cookie, '127.0.0.2', { ...forged, traceparent: `00-${FORGED_TRACE}-${FORGED_SPAN}-01` });
+    const { text, requestId, row } = await changeFrom(svc, cookie, '127.0.0.2', {
+      ...forged,
+      traceparent: `00-${FORGED_TRACE}-${FORGED_SPAN}-01`,
+    });
     expect(text).toBe('{"ok":true}');
     expect(requestId).toBe('forged-request-id');
     expect(row).toMatchObject({ client_ip: '6.6.6.6', request_id: 'forged-request-id' });
@@ -83,7 +95,7 @@ describe('TRUST_PROXY=127.0.0.2: headers only from that peer', () => {
     expect(await serverSpanOf(requestId)).toMatchObject({ traceId: FORGED_TRACE, parentSpanId: FORGED_SPAN, links: [] });
   });
 
-  it('X-Forwarded-Proto and X-Forwarded-Host make the service\'s own origin only from the listed peer', async () => {
+  it("X-Forwarded-Proto and X-Forwarded-Host make the service's own origin only from the listed peer", async () => {
     const headers = { origin: 'https://app.example.com', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'app.example.com' };
     expect((await changeFrom(svc, cookie, '127.0.0.3', headers)).text).toBe('{"ok":false,"msg":"Origen no permitido."}');
     expect((await changeFrom(svc, cookie, '127.0.0.2', headers)).text).toBe('{"ok":true}');

@@ -99,7 +99,10 @@ describe('turnBudget', () => {
   it('does not start a waiting request whose client has gone, nor count it against the budget', async () => {
     const { started, listener } = recorder();
     const gone: number[] = [];
-    const start = turnBudget(listener, budget(1, 1_000, (req) => gone.push(idOf(req))));
+    const start = turnBudget(
+      listener,
+      budget(1, 1_000, (req) => gone.push(idOf(req))),
+    );
     const requests = [0, 1, 2].map((id) => fakeRequest(id));
     for (const { req, res } of requests) start(req, res);
     requests[1]!.socket.destroyed = true;
@@ -162,7 +165,10 @@ describe('turnBudget', () => {
   it('closes a connection that pipelines more than maxPipelined requests, dropping them unstarted; others go on', () => {
     const { started, listener } = recorder();
     const gone: number[] = [];
-    const start = turnBudget(listener, budget(100, 1_000, (req) => gone.push(idOf(req))));
+    const start = turnBudget(
+      listener,
+      budget(100, 1_000, (req) => gone.push(idOf(req))),
+    );
     const flooding = fakeSocket();
     for (let id = 0; id < 100; id += 1) {
       const { req, res } = fakeRequest(id, flooding);
@@ -180,7 +186,10 @@ describe('turnBudget', () => {
   it('drops the pipelined requests of connections that are gone, however many, without starting them', async () => {
     const { started, listener } = recorder();
     const gone: number[] = [];
-    const start = turnBudget(listener, budget(1, 10_000, (req) => gone.push(idOf(req))));
+    const start = turnBudget(
+      listener,
+      budget(1, 10_000, (req) => gone.push(idOf(req))),
+    );
     arrive(start, 0, 1);
     const sockets = Array.from({ length: 2_000 }, () => fakeSocket());
     let id = 1;
@@ -196,7 +205,7 @@ describe('turnBudget', () => {
     expect(gone).toHaveLength(2_000 * 50);
   });
 
-  it('starts other connections\' first requests before a pipelining connection\'s second', async () => {
+  it("starts other connections' first requests before a pipelining connection's second", async () => {
     const { started, listener } = recorder();
     const start = turnBudget(listener, budget(2));
     const pipelining = fakeSocket();

@@ -34,7 +34,11 @@ describe.each(['got', 'undici'])('UPSTREAM_CLIENT=%s', (client) => {
   });
 
   it('answers the failure message at UPSTREAM_TIMEOUT_MS when the connection is never set up', async () => {
-    const svc = await startService({ UPSTREAM_CLIENT: client, UPSTREAM_TIMEOUT_MS: String(LIMIT_MS), UPSTREAM_BASE_URL: stalled.stalledConnectUrl });
+    const svc = await startService({
+      UPSTREAM_CLIENT: client,
+      UPSTREAM_TIMEOUT_MS: String(LIMIT_MS),
+      UPSTREAM_BASE_URL: stalled.stalledConnectUrl,
+    });
     await expectFailureAtTheLimit(svc);
   });
 });

@@ -11,8 +11,23 @@
 //   skipped by its declared length, no code run; elsewhere in a session it is skipped as opaque data.
 // - refused: `S:`, trailing bytes, anything PHP would stop at silently, nesting over 64, more than 1 MiB or
 //   100 000 values. Every refusal is a PhpSessionDecodeError; the session is then "no user".
-export { PhpSessionDecodeError, isPhpObject, type PhpArray, type PhpDecodeLimits, type PhpEnum, type PhpKey, type PhpObject, type PhpValue } from './php-session/php-value.js';
+export {
+  PhpSessionDecodeError,
+  isPhpObject,
+  type PhpArray,
+  type PhpDecodeLimits,
+  type PhpEnum,
+  type PhpKey,
+  type PhpObject,
+  type PhpValue,
+} from './php-session/php-value.js';
 export { unserializePhp } from './php-session/unserialize.js';
 export { decodePhpSession, type DecodedPhpSession } from './php-session/session-formats.js';
-export { SESSION_FORMATS, type PhpSaveHandler, type PhpSessionFormat, type PhpSessionSettings, type PhpSessionTouch } from './php-session/options.js';
+export {
+  SESSION_FORMATS,
+  type PhpSaveHandler,
+  type PhpSessionFormat,
+  type PhpSessionSettings,
+  type PhpSessionTouch,
+} from './php-session/options.js';
 export { phpSessions, PhpSessionConfigError, type PhpSessionProblem, type PhpSessionsOptions } from './php-session/php-sessions.js';

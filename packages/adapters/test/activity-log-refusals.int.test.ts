@@ -22,13 +22,20 @@ const engines = [
   { name: 'MySQL/MariaDB', url: urls.mysql, mysql: true },
 ] as const;
 
-const good = (n: number, from: number) => Array.from({ length: n }, (_, i) => sampleEntry({ entityId: BigInt(from + i), requestId: `req-${from + i}` }));
+const good = (n: number, from: number) =>
+  Array.from({ length: n }, (_, i) => sampleEntry({ entityId: BigInt(from + i), requestId: `req-${from + i}` }));
 // Values no column of the table takes, yet ones the replay's checks let through (an IP, for one, is checked before it is recorded).
 const longEntityType = (entityId: bigint) => sampleEntry({ entityId, requestId: `req-${entityId}`, entityType: 'e'.repeat(100) });
 const longUserId = (entityId: bigint) => sampleEntry({ entityId, requestId: `req-${entityId}`, userId: 'u'.repeat(100) });
 const emojiField = (entityId: bigint) => sampleEntry({ entityId, requestId: `req-${entityId}`, details: { field: 'estado 😀' } });
 const longField = (entityId: bigint) =>
-  sampleEntry({ entityId, requestId: `req-${entityId}`, details: { field: 'x'.repeat(70_000) }, userAgent: 'UA/'.repeat(700), userId: 'u'.repeat(100) });
+  sampleEntry({
+    entityId,
+    requestId: `req-${entityId}`,
+    details: { field: 'x'.repeat(70_000) },
+    userAgent: 'UA/'.repeat(700),
+    userId: 'u'.repeat(100),
+  });
 
 interface Opened {
   readonly store: SqlActivityLogStore;
@@ -55,7 +62,10 @@ for (const { name, url, mysql } of engines) {
 
     /** Records `entries` through the buffered log with a dead-letter file, and closes it. */
     async function record({ store, file }: Opened, entries: readonly ActivityEntry[]) {
-      const log = bufferedActivityLog({ write: (batch) => store.write(batch), ping: () => store.ping(), close: () => Promise.resolve() }, { deadLetter: deadLetterFile(file) });
+      const log = bufferedActivityLog(
+        { write: (batch) => store.write(batch), ping: () => store.ping(), close: () => Promise.resolve() },
+        { deadLetter: deadLetterFile(file) },
+      );
       for (const entry of entries) log.record(entry);
       await log.close(10_000);
       return log.stats();
@@ -82,13 +92,28 @@ for (const { name, url, mysql } of engines) {
       expect(deadLettered(opened)).toEqual([bad]);
       expect(stats).toMatchObject({ written: 76, deadLettered: 1, deadLetterFailed: 0, retried: 0, queued: 0 });
 
-      await runSql(target, `ALTER TABLE ${opened.table} ${mysql ? 'MODIFY entity_type VARCHAR(128) NOT NULL' : 'ALTER COLUMN entity_type TYPE VARCHAR(128)'}`);
-      expect(await replayDeadLetterFile(opened.file, opened.store)).toMatchObject({ written: 1, stillRefused: 0, unreadable: 0, notTried: 0, failedChecks: 0 });
+      await runSql(
+        target,
+        `ALTER TABLE ${opened.table} ${mysql ? 'MODIFY entity_type VARCHAR(128) NOT NULL' : 'ALTER COLUMN entity_type TYPE VARCHAR(128)'}`,
+      );
+      expect(await replayDeadLetterFile(opened.file, opened.store)).toMatchObject({
+        written: 1,
+        stillRefused: 0,
+        unreadable: 0,
+        notTried: 0,
+        failedChecks: 0,
+      });
       expect(readFileSync(opened.file, 'utf8')).toBe('');
       expect((await rows(opened)).at(-1)).toEqual(toStoredActivity(bad));
 
       // Run again: nothing left to write, nothing written twice.
-      expect(await replayDeadLetterFile(opened.file, opened.store)).toMatchObject({ written: 0, alreadyStored: 0, stillRefused: 0, unreadable: 0, notTried: 0 });
+      expect(await replayDeadLetterFile(opened.file, opened.store)).toMatchObject({
+        written: 0,
+        alreadyStored: 0,
+        stillRefused: 0,
+        unreadable: 0,
+        notTried: 0,
+      });
       expect(await rows(opened)).toHaveLength(77);
     });
 
@@ -121,7 +146,13 @@ for (const { name, url, mysql } of engines) {
           ? `ALTER TABLE ${opened.table} CONVERT TO CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci, MODIFY details LONGTEXT NULL, MODIFY user_id TEXT NOT NULL`
           : `ALTER TABLE ${opened.table} ALTER COLUMN user_id TYPE TEXT`,
       );
-      expect(await replayDeadLetterFile(opened.file, opened.store)).toMatchObject({ written: refused.size, stillRefused: 0, unreadable: 0, notTried: 0, failedChecks: 0 });
+      expect(await replayDeadLetterFile(opened.file, opened.store)).toMatchObject({
+        written: refused.size,
+        stillRefused: 0,
+        unreadable: 0,
+        notTried: 0,
+        failedChecks: 0,
+      });
       expect(readFileSync(opened.file, 'utf8')).toBe('');
       const stored = await rows(opened);
       expect(stored).toHaveLength(entries.length);
@@ -130,45 +161,52 @@ for (const { name, url, mysql } of engines) {
   });
 }
 
-describe.skipIf(missing('MySQL/MariaDB (TEST_MYSQL_URL)', urls.mysql))('a new MySQL/MariaDB table in a database whose default charset is utf8mb3', () => {
-  it('is created in utf8mb4: an emoji is stored, not refused', async () => {
-    const database = `activity_db${randomBytes(4).toString('hex')}`;
-    const server = urls.mysql ?? '';
-    await runSql(server, `CREATE DATABASE ${database} CHARACTER SET utf8mb3`);
-    try {
-      const store = await openSqlActivityLogStore(server.replace(/\/[^/]*$/, `/${database}`));
-      const entry = sampleEntry({ details: { field: 'estado 😀' }, description: 'Actualizó 🧾' });
-      await store.write([entry]);
-      expect(await store.recent(1)).toEqual([toStoredActivity(entry)]);
-      await store.close();
-    } finally {
-      await runSql(server, `DROP DATABASE ${database}`);
-    }
-  });
-});
+describe.skipIf(missing('MySQL/MariaDB (TEST_MYSQL_URL)', urls.mysql))(
+  'a new MySQL/MariaDB table in a database whose default charset is utf8mb3',
+  () => {
+    it('is created in utf8mb4: an emoji is stored, not refused', async () => {
+      const database = `activity_db${randomBytes(4).toString('hex')}`;
+      const server = urls.mysql ?? '';
+      await runSql(server, `CREATE DATABASE ${database} CHARACTER SET utf8mb3`);
+      try {
+        const store = await openSqlActivityLogStore(server.replace(/\/[^/]*$/, `/${database}`));
+        const entry = sampleEntry({ details: { field: 'estado 😀' }, description: 'Actualizó 🧾' });
+        await store.write([entry]);
+        expect(await store.recent(1)).toEqual([toStoredActivity(entry)]);
+        await store.close();
+      } finally {
+        await runSql(server, `DROP DATABASE ${database}`);
+      }
+    });
+  },
+);
 
-describe.skipIf(missing('MySQL/MariaDB (TEST_MYSQL_URL)', urls.mysql))('an entry larger than MySQL/MariaDB accepts in one statement (max_allowed_packet)', () => {
-  it('is set aside, and the entries after it are written over a fresh connection', async () => {
-    const url = urls.mysql ?? '';
-    const table = `activity_log_p${randomBytes(4).toString('hex')}`;
-    const store = await openSqlActivityLogStore(url, { table });
-    try {
-      const { createPool } = await import('mysql2');
-      const pool = createPool({ uri: url, connectionLimit: 1 }).promise();
-      const [[{ limit }]] = (await pool.query('SELECT @@max_allowed_packet AS `limit`')) as unknown as [[{ limit: number }]];
-      await pool.end();
-      const huge = sampleEntry({ entityId: 2n, details: { field: 'x'.repeat(limit + 1024) } });
-      const file = join(temporaryDir('dead-letter-'), 'dead.jsonl');
-      const log = bufferedActivityLog(store, { deadLetter: deadLetterFile(file), retryMinMs: 10 });
-      for (const entry of [sampleEntry({ entityId: 1n }), huge, sampleEntry({ entityId: 3n }), sampleEntry({ entityId: 4n })]) log.record(entry);
-      await log.flush();
-      expect((await store.recent(10)).map((row) => row.entity_id).reverse()).toEqual(['1', '3', '4']);
-      const [line] = readFileSync(file, 'utf8').split('\n');
-      expect(JSON.parse(line ?? '')).toMatchObject({ code: 'ER_NET_PACKET_TOO_LARGE', entry: { entityId: '2' } });
-      expect(log.stats()).toMatchObject({ written: 3, deadLettered: 1 });
-    } finally {
-      await dropTable(url, table);
-      await store.close();
-    }
-  });
-});
+describe.skipIf(missing('MySQL/MariaDB (TEST_MYSQL_URL)', urls.mysql))(
+  'an entry larger than MySQL/MariaDB accepts in one statement (max_allowed_packet)',
+  () => {
+    it('is set aside, and the entries after it are written over a fresh connection', async () => {
+      const url = urls.mysql ?? '';
+      const table = `activity_log_p${randomBytes(4).toString('hex')}`;
+      const store = await openSqlActivityLogStore(url, { table });
+      try {
+        const { createPool } = await import('mysql2');
+        const pool = createPool({ uri: url, connectionLimit: 1 }).promise();
+        const [[{ limit }]] = (await pool.query('SELECT @@max_allowed_packet AS `limit`')) as unknown as [[{ limit: number }]];
+        await pool.end();
+        const huge = sampleEntry({ entityId: 2n, details: { field: 'x'.repeat(limit + 1024) } });
+        const file = join(temporaryDir('dead-letter-'), 'dead.jsonl');
+        const log = bufferedActivityLog(store, { deadLetter: deadLetterFile(file), retryMinMs: 10 });
+        for (const entry of [sampleEntry({ entityId: 1n }), huge, sampleEntry({ entityId: 3n }), sampleEntry({ entityId: 4n })])
+          log.record(entry);
+        await log.flush();
+        expect((await store.recent(10)).map((row) => row.entity_id).reverse()).toEqual(['1', '3', '4']);
+        const [line] = readFileSync(file, 'utf8').split('\n');
+        expect(JSON.parse(line ?? '')).toMatchObject({ code: 'ER_NET_PACKET_TOO_LARGE', entry: { entityId: '2' } });
+        expect(log.stats()).toMatchObject({ written: 3, deadLettered: 1 });
+      } finally {
+        await dropTable(url, table);
+        await store.close();
+      }
+    });
+  },
+);

@@ -5,6 +5,9 @@ import { testSqlActivityLogStore } from './support/sql-activity-log-suite.js';
 // The activity-log contract against the real databases; activity-log.contract.test.ts runs it in-process.
 const urls = serviceUrls();
 
-for (const [name, target] of [['PostgreSQL', urls.postgres], ['MySQL/MariaDB', urls.mysql]] as const) {
+for (const [name, target] of [
+  ['PostgreSQL', urls.postgres],
+  ['MySQL/MariaDB', urls.mysql],
+] as const) {
   describe.skipIf(missing(name, target))(`${name} (needs the database)`, () => testSqlActivityLogStore(name, target ?? ''));
 }

@@ -8,7 +8,8 @@ import { sampleEntry } from '../src/testing/index.js';
 import { temporaryDirs } from '../src/testing/temporary-dir.js';
 
 const temporaryDir = temporaryDirs();
-const entries = (n: number, from = 1) => Array.from({ length: n }, (_, i) => sampleEntry({ entityId: BigInt(from + i), requestId: `req-${from + i}` }));
+const entries = (n: number, from = 1) =>
+  Array.from({ length: n }, (_, i) => sampleEntry({ entityId: BigInt(from + i), requestId: `req-${from + i}` }));
 const ids = (list: ReadonlyArray<{ entry: ActivityEntry }>) => list.map(({ entry }) => entry.entityId);
 const segments = (dir: string) => readdirSync(dir).filter((name) => name.endsWith('.spool'));
 
@@ -84,7 +85,11 @@ describe('activity spool', () => {
     expect(ids(second.adopted)).toEqual([1n, 2n]);
     expect(second.unreadable).toBe(1);
     second.acknowledge([second.adopted[0]!.ticket]);
-    expect(readFileSync(path, 'utf8').split('\n').map((line) => line.slice(0, 7))).toEqual(['{"e":{"', '{"e":{"', '{"ack":', '']);
+    expect(
+      readFileSync(path, 'utf8')
+        .split('\n')
+        .map((line) => line.slice(0, 7)),
+    ).toEqual(['{"e":{"', '{"e":{"', '{"ack":', '']);
     second.close();
     const third = openSpool(dir);
     expect(ids(third.adopted)).toEqual([2n]);

@@ -27,7 +27,8 @@ function failingStore(fails: (batch: readonly ActivityEntry[]) => boolean, code 
   const store: BoundedStore = {
     write(batch) {
       state.writes += 1;
-      if (state.down || fails(batch)) return Promise.reject(new ActivityStoreError('unavailable', code, 'Connection lost: The server closed the connection.'));
+      if (state.down || fails(batch))
+        return Promise.reject(new ActivityStoreError('unavailable', code, 'Connection lost: The server closed the connection.'));
       batches.push([...batch]);
       return Promise.resolve();
     },

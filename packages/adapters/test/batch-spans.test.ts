@@ -24,7 +24,9 @@ describe('the activity log traced (OpenTelemetry started)', () => {
     const refused = (entry: ActivityEntry) => entry.requestId === 'req-2';
     const store: ActivityLogStore = {
       write: (entries) =>
-        entries.some(refused) ? Promise.reject(new ActivityStoreError('refused', '22001', 'value too long for type character varying(45)')) : Promise.resolve(),
+        entries.some(refused)
+          ? Promise.reject(new ActivityStoreError('refused', '22001', 'value too long for type character varying(45)'))
+          : Promise.resolve(),
       ping: () => Promise.resolve(),
       close: () => Promise.resolve(),
     };
@@ -41,7 +43,8 @@ describe('the activity log traced (OpenTelemetry started)', () => {
     await log.close(5_000);
 
     const writes = exporter.getFinishedSpans().filter((span) => span.name === 'activity_log write');
-    const linkedTo = (span: (typeof writes)[number]) => span.links.map((link) => requests.findIndex((request) => request.spanId === link.context.spanId) + 1);
+    const linkedTo = (span: (typeof writes)[number]) =>
+      span.links.map((link) => requests.findIndex((request) => request.spanId === link.context.spanId) + 1);
     const whole = writes.find((span) => span.attributes['cotizaciones.activity.entries'] === 3);
     expect(whole).toBeDefined();
     expect(linkedTo(whole!)).toEqual([1, 2, 3]);
@@ -58,7 +61,12 @@ describe('the activity log traced (OpenTelemetry started)', () => {
       expect(requests.map((request) => request.traceId)).not.toContain(span.spanContext().traceId);
     }
     // The entries that were written count among the spans too, and the refused one is in the file.
-    expect(writes.filter((span) => span.status.code !== SpanStatusCode.ERROR).flatMap(linkedTo).sort()).toEqual([1, 3]);
+    expect(
+      writes
+        .filter((span) => span.status.code !== SpanStatusCode.ERROR)
+        .flatMap(linkedTo)
+        .sort(),
+    ).toEqual([1, 3]);
     expect(readFileSync(file, 'utf8')).toContain('"req-2"');
   });
 });

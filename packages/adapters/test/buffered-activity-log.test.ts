@@ -2,7 +2,14 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ActivityEntry } from '@cotizaciones/core';
-import { ActivityStoreError, bufferedActivityLog, deadLetterFile, type ActivityLogProblem, type ActivityLogStore, type DeadLetter } from '../src/index.js';
+import {
+  ActivityStoreError,
+  bufferedActivityLog,
+  deadLetterFile,
+  type ActivityLogProblem,
+  type ActivityLogStore,
+  type DeadLetter,
+} from '../src/index.js';
 import { entryOfDeadLetterLine } from '../src/activity-log/dead-letter-line.js';
 import { sampleEntry } from '../src/testing/index.js';
 import { temporaryDirs } from '../src/testing/temporary-dir.js';
@@ -24,7 +31,8 @@ function scriptedStore(refuses: (entry: ActivityEntry) => boolean = () => false)
       state.calls += 1;
       for (const waiter of waiters.filter((w) => w.calls <= state.calls)) waiter.resolve();
       if (state.failing) return Promise.reject(new ActivityStoreError('unavailable', 'ECONNREFUSED', 'store down'));
-      if (entries.some(refuses)) return Promise.reject(new ActivityStoreError('refused', '22001', 'value too long for type character varying(64)'));
+      if (entries.some(refuses))
+        return Promise.reject(new ActivityStoreError('refused', '22001', 'value too long for type character varying(64)'));
       batches.push([...entries]);
       return Promise.resolve();
     },
@@ -243,7 +251,9 @@ describe('buffered activity log: entries the store refuses', () => {
     expect(ids(batches.flat())).toEqual(ids(all.filter((e) => e !== bad)));
     expect(setAside).toEqual([{ entry: bad, code: '22001', reason: 'value too long for type character varying(64)' }]);
     expect(log.stats()).toMatchObject({ written: 76, deadLettered: 1, deadLetterFailed: 0, retried: 0, queued: 0 });
-    expect(problems).toEqual([expect.objectContaining({ kind: 'refused', entry: { requestId: 'req-1', eventKey: 'cotizaciones.update', entityId: '26' } })]);
+    expect(problems).toEqual([
+      expect.objectContaining({ kind: 'refused', entry: { requestId: 'req-1', eventKey: 'cotizaciones.update', entityId: '26' } }),
+    ]);
   });
 
   it('several refused entries in one batch, first and last included: each found and set aside, the rest written', async () => {
@@ -285,7 +295,9 @@ describe('buffered activity log: entries the store refuses', () => {
     await log.flush();
     expect(ids(batches.flat())).toEqual([1n, 2n, 3n, 5n, 6n, 7n]);
     expect(log.stats()).toMatchObject({ written: 6, deadLettered: 0, deadLetterFailed: 1, logged: 1 });
-    expect(stderr.map((line) => JSON.parse(line) as unknown)).toEqual([expect.objectContaining({ code: '22001', entry: expect.objectContaining({ entityId: '4' }) as unknown })]);
+    expect(stderr.map((line) => JSON.parse(line) as unknown)).toEqual([
+      expect.objectContaining({ code: '22001', entry: expect.objectContaining({ entityId: '4' }) as unknown }),
+    ]);
     expect(problems.map((p) => p.kind)).toEqual(['refused', 'dead-letter-failed']);
   });
 });
@@ -302,7 +314,11 @@ describe('dead-letter file', () => {
     expect(lines.at(-1)).toBe('');
     const records = lines.slice(0, -1).map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(records).toHaveLength(2);
-    expect(records[0]).toMatchObject({ code: '22001', reason: 'value too long for type character varying(64)', entry: { entityId: '9223372036854775807' } });
+    expect(records[0]).toMatchObject({
+      code: '22001',
+      reason: 'value too long for type character varying(64)',
+      entry: { entityId: '9223372036854775807' },
+    });
     expect(Date.parse(String(records[0]?.refusedAt))).toBeGreaterThan(Date.now() - 60_000);
     expect(lines.slice(0, -1).map(entryOfDeadLetterLine)).toEqual(bad);
   });
@@ -329,7 +345,8 @@ describe('dead-letter file', () => {
 
 describe('the dead-letter file is bounded whatever the entries hold', () => {
   const huge = (entityId: bigint) => poisonedWith(entityId, 'é'.repeat(450_000));
-  const poisonedWith = (entityId: bigint, value: string) => sampleEntry({ entityId, clientIp: 'x'.repeat(100), details: { field: 'observaciones', value } });
+  const poisonedWith = (entityId: bigint, value: string) =>
+    sampleEntry({ entityId, clientIp: 'x'.repeat(100), details: { field: 'observaciones', value } });
 
   it('keeps a line within 64 KiB: the longest values cut, saying how long they were; the cut line still replays', async () => {
     const path = join(temporaryDir('dead-letter-'), 'dead.jsonl');

@@ -45,7 +45,17 @@ describe('replay-dead-letter --from-log: the entries a captured server log holds
     };
     const huge = forged({ description: 'x'.repeat(200 * 1024), requestId: 'log-huge' });
     const file = join(temporaryDir('captured-log-'), 'server.log');
-    writeFileSync(file, [forged({ clientIp: 'forged' }), forged({ requestId: 'r'.repeat(5000) }), forged({ entityId: '99999999999999999999' }), `ts ${huge}`, stderrLine(6), ''].join('\n'));
+    writeFileSync(
+      file,
+      [
+        forged({ clientIp: 'forged' }),
+        forged({ requestId: 'r'.repeat(5000) }),
+        forged({ entityId: '99999999999999999999' }),
+        `ts ${huge}`,
+        stderrLine(6),
+        '',
+      ].join('\n'),
+    );
     const store = inMemoryActivityLogStore();
     expect(await replayCapturedLog(file, store)).toEqual({ ...none, written: 1, failedChecks: 3, oversized: 1 });
     expect((await store.recent(10)).map((row) => row.request_id)).toEqual(['log-6']);

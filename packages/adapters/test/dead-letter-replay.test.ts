@@ -28,7 +28,8 @@ function store(options: { refuses?: (e: ActivityEntry) => boolean; downAt?: numb
     async write(entries) {
       writes += 1;
       options.onWrite?.();
-      if (options.downAt !== undefined && writes >= options.downAt) throw new ActivityStoreError('unavailable', 'ECONNREFUSED', 'connect ECONNREFUSED');
+      if (options.downAt !== undefined && writes >= options.downAt)
+        throw new ActivityStoreError('unavailable', 'ECONNREFUSED', 'connect ECONNREFUSED');
       if (entries.some(options.refuses ?? (() => false))) throw new ActivityStoreError('refused', '22001', 'still too long');
       await inner.write(entries);
     },
@@ -49,7 +50,12 @@ describe('replaying the dead-letter file', () => {
   });
 
   it('keeps the entries still refused (with the new reason) and the lines it cannot read, untouched', async () => {
-    const file = fileWith([deadLetterLine(entry(1), refusal, new Date()), 'not json\n', deadLetterLine(entry(2), refusal, new Date()), '{"entry":{"entityId":1.5}}\n']);
+    const file = fileWith([
+      deadLetterLine(entry(1), refusal, new Date()),
+      'not json\n',
+      deadLetterLine(entry(2), refusal, new Date()),
+      '{"entry":{"entityId":1.5}}\n',
+    ]);
     const target = store({ refuses: (e) => e.entityId === 2n });
     expect(await replayDeadLetterFile(file, target.store)).toEqual({ ...none, written: 1, stillRefused: 1, unreadable: 2 });
     const kept = readFileSync(file, 'utf8').split('\n');
@@ -99,7 +105,12 @@ describe('replaying the dead-letter file', () => {
     const file = fileWith([1, 2, 3].map((id) => deadLetterLine(entry(id), refusal, new Date())));
     const interrupted = new AbortController();
     const target = store({ onWrite: () => interrupted.abort() });
-    expect(await replayDeadLetterFile(file, target.store, { signal: interrupted.signal })).toEqual({ ...none, written: 1, notTried: 2, stoppedBy: 'interrupted' });
+    expect(await replayDeadLetterFile(file, target.store, { signal: interrupted.signal })).toEqual({
+      ...none,
+      written: 1,
+      notTried: 2,
+      stoppedBy: 'interrupted',
+    });
     expect(await target.rows()).toHaveLength(1);
   });
 });
@@ -119,7 +130,10 @@ describe("the replay applies the service's own checks", () => {
       record({ entityId: '99999999999999999999', requestId: 'req-b' }),
       record({ entityId: '-9223372036854775809', requestId: 'req-c' }),
     ];
-    const fine = [record({ requestId: 'req-ok', clientIp: null, entityId: '9223372036854775807' }), record({ requestId: 'req-v6', clientIp: '::1' })];
+    const fine = [
+      record({ requestId: 'req-ok', clientIp: null, entityId: '9223372036854775807' }),
+      record({ requestId: 'req-v6', clientIp: '::1' }),
+    ];
     const file = fileWith([...forged, ...fine]);
     const target = store();
     expect(await replayDeadLetterFile(file, target.store)).toEqual({ ...none, written: 2, failedChecks: 6 });

@@ -21,7 +21,12 @@ describe.each([
   });
 
   it('POSTs JSON with the contract headers, below the base URL path', async () => {
-    await upstream.post({ path: '/api/cotizaciones/items/update', payload: { id: 0, delete: 1 }, token: 'abc', idempotencyKey: 'run-1:2:ab12' });
+    await upstream.post({
+      path: '/api/cotizaciones/items/update',
+      payload: { id: 0, delete: 1 },
+      token: 'abc',
+      idempotencyKey: 'run-1:2:ab12',
+    });
     const [request] = stub.received;
     expect(request?.method).toBe('POST');
     expect(request?.path).toBe('/base/api/cotizaciones/items/update');
@@ -40,7 +45,10 @@ describe.each([
 
   it('decodes invalid UTF-8 in a JSON body as U+FFFD', async () => {
     stub.answer({ text: Buffer.from([0x7b, 0x22, 0x6d, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]), contentType: 'application/json' });
-    await expect(upstream.post({ path: '/x', payload: {}, token: 't', idempotencyKey: 'k' })).resolves.toEqual({ status: 200, body: { m: '\uFFFD' } });
+    await expect(upstream.post({ path: '/x', payload: {}, token: 't', idempotencyKey: 'k' })).resolves.toEqual({
+      status: 200,
+      body: { m: '\uFFFD' },
+    });
   });
 
   it('reuses keep-alive connections for sequential calls', async () => {
@@ -54,7 +62,11 @@ describe.each([
   it('fails with unreachable (nothing was sent) when nothing listens or the name does not resolve', async () => {
     const closed = create({ baseUrl: 'http://127.0.0.1:1', timeoutMs: 1000 });
     await expect(closed.post({ path: '/x', payload: {}, token: 't', idempotencyKey: 'k' })).rejects.toSatisfy(
-      (error) => error instanceof UpstreamError && error.kind === 'unreachable' && error.code === 'UPSTREAM_UNREACHABLE' && error.message.startsWith('ECONNREFUSED'),
+      (error) =>
+        error instanceof UpstreamError &&
+        error.kind === 'unreachable' &&
+        error.code === 'UPSTREAM_UNREACHABLE' &&
+        error.message.startsWith('ECONNREFUSED'),
     );
     closed.close();
     // .invalid never resolves (RFC 6761).

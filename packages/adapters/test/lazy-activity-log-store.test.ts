@@ -25,9 +25,16 @@ describe('a store that connects when it can', () => {
     const { open, state } = opener();
     const store = lazyActivityLogStore(open);
     expect(state.attempts).toBe(1);
-    const failure = await store.ping().then(() => undefined, (error: unknown) => error);
+    const failure = await store.ping().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
     expect(failure).toBeInstanceOf(ActivityStoreError);
-    expect(failure).toMatchObject({ failure: 'unavailable', code: 'ECONNREFUSED', message: 'not connected: connect ECONNREFUSED 127.0.0.1:5432' });
+    expect(failure).toMatchObject({
+      failure: 'unavailable',
+      code: 'ECONNREFUSED',
+      message: 'not connected: connect ECONNREFUSED 127.0.0.1:5432',
+    });
     await expect(store.write([sampleEntry()])).rejects.toMatchObject({ failure: 'unavailable' });
     // The ping shared the attempt made at creation; the write made a new one.
     expect(state.attempts).toBe(2);

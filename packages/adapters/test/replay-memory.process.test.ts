@@ -31,7 +31,13 @@ async function writeFile(file: string) {
   const write = (text: string) => new Promise<void>((resolve) => (out.write(text) ? resolve() : out.once('drain', () => resolve())));
   const refusal = { code: '22001', reason: 'value too long' };
   for (let id = 1; id <= ENTRIES; id += 1) {
-    await write(deadLetterLine(sampleEntry({ entityId: BigInt(id), requestId: `mem-${id}`, details: { field: 'x'.repeat(500) } }), refusal, new Date()));
+    await write(
+      deadLetterLine(
+        sampleEntry({ entityId: BigInt(id), requestId: `mem-${id}`, details: { field: 'x'.repeat(500) } }),
+        refusal,
+        new Date(),
+      ),
+    );
     if (id === ENTRIES / 2) {
       // A hand-edited line: 50 MB of one JSON string, no newline until its end.
       await write('{"refusedAt":"2026-01-01T00:00:00.000Z","code":"x","reason":"');
@@ -52,7 +58,9 @@ describe('the dead-letter replay reads its file as a stream', () => {
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', CHILD, file], { maxBuffer: 1024 * 1024 });
     const { result, before, peak } = JSON.parse(stdout) as { result: Record<string, number>; before: number; peak: number };
     expect(result).toMatchObject({ written: ENTRIES, oversized: 1, unreadable: 0, failedChecks: 0, notTried: 0 });
-    console.log(`file ${(size / 2 ** 20).toFixed(1)} MiB; child RSS before ${(before / 2 ** 20).toFixed(1)} MiB, peak ${(peak / 2 ** 20).toFixed(1)} MiB`);
+    console.log(
+      `file ${(size / 2 ** 20).toFixed(1)} MiB; child RSS before ${(before / 2 ** 20).toFixed(1)} MiB, peak ${(peak / 2 ** 20).toFixed(1)} MiB`,
+    );
     expect(peak - before).toBeLessThan(size / 4);
   });
 });

@@ -10,11 +10,15 @@ describe.skipIf(missing('Redis (TEST_REDIS_URL)', urls.redis))('with Redis', () 
   const url = urls.redis ?? '';
   const prefix = `test:sess:${randomUUID()}:`;
   afterAll(() => deleteRedisKeys(url, prefix));
-  testSessionStore('Redis', async () => {
-    const store = redisSessionStore({ url, prefix });
-    await store.ready(2_000);
-    return { store, close: () => store.close() };
-  }, { ttl: true });
+  testSessionStore(
+    'Redis',
+    async () => {
+      const store = redisSessionStore({ url, prefix });
+      await store.ready(2_000);
+      return { store, close: () => store.close() };
+    },
+    { ttl: true },
+  );
 
   describe('Redis session store', () => {
     it('keeps keys under its prefix with the TTL it is given', async () => {

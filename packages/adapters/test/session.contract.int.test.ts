@@ -2,7 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe } from 'vitest';
 import { phpSessions } from '../src/php-session.js';
-import { deleteRedisKeys, freePort, memcachedProcess, missing, serviceUrls, testSession, type MemcachedProcess } from '../src/testing/index.js';
+import {
+  deleteRedisKeys,
+  freePort,
+  memcachedProcess,
+  missing,
+  serviceUrls,
+  testSession,
+  type MemcachedProcess,
+} from '../src/testing/index.js';
 import { phpSerialize } from './support/php-serialize.js';
 
 // session.contract.test.ts runs the suite against the in-process adapters; this file, against Redis and memcached.
@@ -51,7 +59,11 @@ describe.skipIf(missing('Redis (TEST_REDIS_URL)', redisUrl))('with phpredis', ()
         },
         forge(cookie: string) {
           const id = cookie.slice('PHPSESSID='.length);
-          return [`PHPSESSID=${id.slice(0, -1)}${id.at(-1) === 'a' ? 'b' : 'a'}`, `PHPSESSID=${randomBytes(16).toString('hex')}`, `OTHER=${id}`];
+          return [
+            `PHPSESSID=${id.slice(0, -1)}${id.at(-1) === 'a' ? 'b' : 'a'}`,
+            `PHPSESSID=${randomBytes(16).toString('hex')}`,
+            `OTHER=${id}`,
+          ];
         },
         close: () => sessions.close(),
       };
@@ -79,13 +91,22 @@ describe('with php-memcached', () => {
     'PHP sessions, php-memcached',
     async () => {
       let clock = Date.UTC(2026, 10, 23, 12, 0, 0);
-      const sessions = phpSessions({ saveHandler: 'memcached', savePath: memcached.address, activityKey: 'LAST_ACTIVITY', idleSeconds: IDLE_SECONDS, touch: 'none', now: () => clock });
+      const sessions = phpSessions({
+        saveHandler: 'memcached',
+        savePath: memcached.address,
+        activityKey: 'LAST_ACTIVITY',
+        idleSeconds: IDLE_SECONDS,
+        touch: 'none',
+        now: () => clock,
+      });
       await sessions.ready(5_000);
       return {
         async signIn(user: unknown) {
           const id = randomBytes(20).toString('hex').slice(0, 32);
           const data = Buffer.from(`${user === undefined ? '' : `user|${phpSerialize(user)}`}LAST_ACTIVITY|i:${Math.floor(clock / 1000)};`);
-          const reply = await memcached.send(Buffer.concat([Buffer.from(`set memc.sess.key.${id} 0 1440 ${data.length}\r\n`), data, Buffer.from('\r\n')]));
+          const reply = await memcached.send(
+            Buffer.concat([Buffer.from(`set memc.sess.key.${id} 0 1440 ${data.length}\r\n`), data, Buffer.from('\r\n')]),
+          );
           if (reply !== 'STORED\r\n') throw new Error(`memcached answered ${reply}`);
           return `PHPSESSID=${id}`;
         },
@@ -95,7 +116,12 @@ describe('with php-memcached', () => {
         },
         forge(cookie: string) {
           const id = cookie.slice('PHPSESSID='.length);
-          return [`PHPSESSID=${id.slice(0, -1)}${id.at(-1) === 'a' ? 'b' : 'a'}`, `PHPSESSID=${randomBytes(16).toString('hex')}`, `PHPSESSID=lock.${id}`, `OTHER=${id}`];
+          return [
+            `PHPSESSID=${id.slice(0, -1)}${id.at(-1) === 'a' ? 'b' : 'a'}`,
+            `PHPSESSID=${randomBytes(16).toString('hex')}`,
+            `PHPSESSID=lock.${id}`,
+            `OTHER=${id}`,
+          ];
         },
         close: () => sessions.close(),
       };

@@ -9,7 +9,8 @@ import { sampleEntry } from '../src/testing/index.js';
 import { temporaryDirs } from '../src/testing/temporary-dir.js';
 
 const temporaryDir = temporaryDirs();
-const entries = (n: number, from = 1) => Array.from({ length: n }, (_, i) => sampleEntry({ entityId: BigInt(from + i), requestId: `req-${from + i}` }));
+const entries = (n: number, from = 1) =>
+  Array.from({ length: n }, (_, i) => sampleEntry({ entityId: BigInt(from + i), requestId: `req-${from + i}` }));
 const ids = (list: readonly ActivityEntry[]) => list.map((entry) => entry.entityId);
 const spoolDir = () => join(temporaryDir('spool-'), 'spool');
 const spooledLines = (dir: string) =>
@@ -115,7 +116,12 @@ describe('the activity log over a spool', () => {
     const { store, state } = storeByRequestId();
     const { deadLetter, kept } = memoryDeadLetter();
     state.down = true;
-    const log = bufferedActivityLog(store, { spool: openSpool(dir, { adopt: false }), deadLetter, retryMinMs: 5, unwrittenAtClose: 'dead-letter' });
+    const log = bufferedActivityLog(store, {
+      spool: openSpool(dir, { adopt: false }),
+      deadLetter,
+      retryMinMs: 5,
+      unwrittenAtClose: 'dead-letter',
+    });
     for (const entry of entries(5)) log.record(entry);
     await log.close(50);
     expect(ids(kept)).toEqual(ids(entries(5)));
@@ -130,7 +136,9 @@ describe('the activity log over a spool', () => {
     const log = bufferedActivityLog(store, { spool: openSpool(dir, { maxBytes: 2_000 }), onProblem: (p) => problems.push(p) });
     for (const entry of entries(20)) log.record(entry);
     expect(log.stats().spoolSkipped).toBeGreaterThan(0);
-    expect(problems.filter((p) => p.kind === 'spool-skipped')).toEqual([{ kind: 'spool-skipped', reason: 'full', error: undefined, skipped: 1 }]);
+    expect(problems.filter((p) => p.kind === 'spool-skipped')).toEqual([
+      { kind: 'spool-skipped', reason: 'full', error: undefined, skipped: 1 },
+    ]);
     await log.close(1_000);
     expect(ids(rows)).toEqual(ids(entries(20)));
     expect(log.stats().spooled + log.stats().spoolSkipped).toBe(20);

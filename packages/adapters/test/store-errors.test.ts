@@ -10,14 +10,30 @@ import { openSqliteReadOnly, SQLite } from '../src/activity-log/sqlite-driver.js
 describe('which store errors are refusals (set aside) and which are retried', () => {
   it('PostgreSQL: SQLSTATE classes 22, 23 and 54 are refusals; connection, resource and shutdown errors are not', () => {
     for (const code of ['22001', '22021', '22P02', '23502', '23505', '54000']) expect(isPostgresRefusal({ code }), code).toBe(true);
-    for (const code of ['08006', '08001', '57P01', '57P03', '53300', '53100', '40001', '40P01', '42P01', 'XX000', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE']) {
+    for (const code of [
+      '08006',
+      '08001',
+      '57P01',
+      '57P03',
+      '53300',
+      '53100',
+      '40001',
+      '40P01',
+      '42P01',
+      'XX000',
+      'ECONNREFUSED',
+      'ECONNRESET',
+      'ETIMEDOUT',
+      'EPIPE',
+    ]) {
       expect(isPostgresRefusal({ code }), code).toBe(false);
     }
     expect(isPostgresRefusal(new Error('Connection terminated unexpectedly'))).toBe(false);
   });
 
   it('MySQL/MariaDB: data errors by number are refusals; connection errors, lock waits and deadlocks are not', () => {
-    for (const errno of [1406, 1366, 1048, 1264, 1153, 1062, 4025]) expect(isMysqlRefusal({ errno, sqlState: 'HY000' }), String(errno)).toBe(true);
+    for (const errno of [1406, 1366, 1048, 1264, 1153, 1062, 4025])
+      expect(isMysqlRefusal({ errno, sqlState: 'HY000' }), String(errno)).toBe(true);
     expect(isMysqlRefusal({ errno: 9999, sqlState: '22007' })).toBe(true);
     for (const error of [
       { errno: -111, code: 'ECONNREFUSED', fatal: true },
@@ -33,7 +49,8 @@ describe('which store errors are refusals (set aside) and which are retried', ()
 
   it('SQLite: TOOBIG and constraints are refusals; BUSY, LOCKED, FULL, IOERR are not', () => {
     for (const code of ['SQLITE_TOOBIG', 'SQLITE_CONSTRAINT_NOTNULL', 'SQLITE_MISMATCH']) expect(isSqliteRefusal(code), code).toBe(true);
-    for (const code of ['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_FULL', 'SQLITE_IOERR_WRITE', 'SQLITE_CANTOPEN', 'UNKNOWN']) expect(isSqliteRefusal(code), code).toBe(false);
+    for (const code of ['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_FULL', 'SQLITE_IOERR_WRITE', 'SQLITE_CANTOPEN', 'UNKNOWN'])
+      expect(isSqliteRefusal(code), code).toBe(false);
   });
 });
 

@@ -2,7 +2,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TokenUnavailableError } from '@cotizaciones/core';
 import { sessionTokenSource, staticTokenSource } from '../src/index.js';
 import { clientCredentialsTokenSource } from '../src/oauth.js';
-import { startStubTokenEndpoint, startStubUpstream, testTokenSource, type StubTokenEndpoint, type StubUpstreamServer } from '../src/testing/index.js';
+import {
+  startStubTokenEndpoint,
+  startStubUpstream,
+  testTokenSource,
+  type StubTokenEndpoint,
+  type StubUpstreamServer,
+} from '../src/testing/index.js';
 
 const user = { id: '7', token: 'user-own-token' };
 
@@ -19,7 +25,12 @@ testTokenSource(
   async () => {
     const endpoint = await startStubTokenEndpoint();
     const source = (tokenUrl: string) => clientCredentialsTokenSource({ tokenUrl, clientId: 'c', clientSecret: 's', timeoutMs: 1000 });
-    return { source: source(endpoint.url), user, unavailable: { source: source('http://127.0.0.1:1/token'), user }, close: () => endpoint.close() };
+    return {
+      source: source(endpoint.url),
+      user,
+      unavailable: { source: source('http://127.0.0.1:1/token'), user },
+      close: () => endpoint.close(),
+    };
   },
   { refresh: true },
 );
@@ -28,7 +39,14 @@ describe('OAuth2 client credentials', () => {
   let endpoint: StubTokenEndpoint;
   let clock: number;
   const source = (extra: { scope?: string } = {}) =>
-    clientCredentialsTokenSource({ tokenUrl: endpoint.url, clientId: 'app id', clientSecret: 'SECRET:pw', timeoutMs: 500, now: () => clock, ...extra });
+    clientCredentialsTokenSource({
+      tokenUrl: endpoint.url,
+      clientId: 'app id',
+      clientSecret: 'SECRET:pw',
+      timeoutMs: 500,
+      now: () => clock,
+      ...extra,
+    });
   beforeEach(async () => {
     endpoint = await startStubTokenEndpoint();
     clock = 1_000_000;
@@ -92,7 +110,9 @@ describe('OAuth2 client credentials', () => {
     ['is slower than the time limit', { delayMs: 1_000 }],
   ])('fails with TokenUnavailableError when the endpoint %s, without the secret in the error', async (_, settings) => {
     endpoint.configure(settings);
-    const error: unknown = await source().token(user).catch((e: unknown) => e);
+    const error: unknown = await source()
+      .token(user)
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TokenUnavailableError);
     expect(String(error)).not.toContain('SECRET');
   });

@@ -35,28 +35,32 @@ for (const [name, create] of [
   ['got', gotUpstream],
   ['undici', undiciUpstream],
 ] as const) {
-  testUpstream(`${name} over HTTP`, async () => {
-    const stub = await startStubUpstream();
-    const upstream = create({ baseUrl: stub.url, timeoutMs, maxResponseBytes });
-    const stalled = create({ baseUrl: stub.stalledConnectUrl, timeoutMs, maxResponseBytes });
-    return {
-      upstream,
-      timeoutMs,
-      maxResponseBytes,
-      answer: (next) => stub.answer(next),
-      delivered: () =>
-        stub.received.map((request) => ({
-          path: request.path,
-          payload: JSON.parse(request.body) as unknown,
-          token: (request.headers.authorization ?? '').replace(/^Bearer /, ''),
-          idempotencyKey: String(request.headers['idempotency-key']),
-        })),
-      stalledConnection: () => stalled,
-      close: async () => {
-        upstream.close();
-        stalled.close();
-        await stub.close();
-      },
-    };
-  }, { network: true });
+  testUpstream(
+    `${name} over HTTP`,
+    async () => {
+      const stub = await startStubUpstream();
+      const upstream = create({ baseUrl: stub.url, timeoutMs, maxResponseBytes });
+      const stalled = create({ baseUrl: stub.stalledConnectUrl, timeoutMs, maxResponseBytes });
+      return {
+        upstream,
+        timeoutMs,
+        maxResponseBytes,
+        answer: (next) => stub.answer(next),
+        delivered: () =>
+          stub.received.map((request) => ({
+            path: request.path,
+            payload: JSON.parse(request.body) as unknown,
+            token: (request.headers.authorization ?? '').replace(/^Bearer /, ''),
+            idempotencyKey: String(request.headers['idempotency-key']),
+          })),
+        stalledConnection: () => stalled,
+        close: async () => {
+          upstream.close();
+          stalled.close();
+          await stub.close();
+        },
+      };
+    },
+    { network: true },
+  );
 }

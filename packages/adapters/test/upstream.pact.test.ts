@@ -84,17 +84,32 @@ const cases: Case[] = [
   {
     name: 'a field update: id, field and value as the browser sent them',
     operation: UPDATE_QUOTATION_FIELD,
-    form: [['id', '12'], ['field', 'estado'], ['value', 'aprobada ñ ✓']],
+    form: [
+      ['id', '12'],
+      ['field', 'estado'],
+      ['value', 'aprobada ñ ✓'],
+    ],
     payload: { id: '12', field: 'estado', value: 'aprobada ñ ✓' },
     interactions: (payload) => [
-      { states: [{ description: 'quotation 12 exists' }], uponReceiving: 'a field update of quotation 12', withRequest: post(FIELD_PATH, payload), willRespondWith: accepted },
+      {
+        states: [{ description: 'quotation 12 exists' }],
+        uponReceiving: 'a field update of quotation 12',
+        withRequest: post(FIELD_PATH, payload),
+        willRespondWith: accepted,
+      },
     ],
     reply: { ok: true },
   },
   {
     name: 'benef_emp: idEmpresa and idUsuario, never value',
     operation: UPDATE_QUOTATION_FIELD,
-    form: [['id', '12'], ['field', 'benef_emp'], ['value', 'ignored'], ['idEmpresa', '3'], ['idUsuario', '9']],
+    form: [
+      ['id', '12'],
+      ['field', 'benef_emp'],
+      ['value', 'ignored'],
+      ['idEmpresa', '3'],
+      ['idUsuario', '9'],
+    ],
     payload: { id: '12', field: 'benef_emp', idEmpresa: '3', idUsuario: '9' },
     interactions: (payload) => [
       {
@@ -124,7 +139,11 @@ const cases: Case[] = [
   {
     name: 'ids forwarded exactly as received, never cast; a refusal with its message',
     operation: UPDATE_QUOTATION_FIELD,
-    form: [['id', ' 12abc'], ['field', 'total'], ['value', '-5']],
+    form: [
+      ['id', ' 12abc'],
+      ['field', 'total'],
+      ['value', '-5'],
+    ],
     payload: { id: ' 12abc', field: 'total', value: '-5' },
     interactions: (payload) => [
       {
@@ -139,27 +158,50 @@ const cases: Case[] = [
   {
     name: 'an item update: id, field and value',
     operation: UPDATE_QUOTATION_ITEM,
-    form: [['id', '9'], ['field', 'cantidad'], ['value', '3']],
+    form: [
+      ['id', '9'],
+      ['field', 'cantidad'],
+      ['value', '3'],
+    ],
     payload: { id: '9', field: 'cantidad', value: '3' },
     interactions: (payload) => [
-      { states: [{ description: 'quotation item 9 exists' }], uponReceiving: 'an update of quotation item 9', withRequest: post(ITEM_PATH, payload), willRespondWith: accepted },
+      {
+        states: [{ description: 'quotation item 9 exists' }],
+        uponReceiving: 'an update of quotation item 9',
+        withRequest: post(ITEM_PATH, payload),
+        willRespondWith: accepted,
+      },
     ],
     reply: { ok: true },
   },
   {
     name: 'an item delete: delete is the integer 1, never field or value',
     operation: UPDATE_QUOTATION_ITEM,
-    form: [['id', '9'], ['delete', '0'], ['field', 'cantidad'], ['value', '3']],
+    form: [
+      ['id', '9'],
+      ['delete', '0'],
+      ['field', 'cantidad'],
+      ['value', '3'],
+    ],
     payload: { id: '9', delete: 1 },
     interactions: (payload) => [
-      { states: [{ description: 'quotation item 9 exists' }], uponReceiving: 'a delete of quotation item 9', withRequest: post(ITEM_PATH, payload), willRespondWith: accepted },
+      {
+        states: [{ description: 'quotation item 9 exists' }],
+        uponReceiving: 'a delete of quotation item 9',
+        withRequest: post(ITEM_PATH, payload),
+        willRespondWith: accepted,
+      },
     ],
     reply: { ok: true },
   },
   {
     name: 'an item change the upstream refuses, with its message',
     operation: UPDATE_QUOTATION_ITEM,
-    form: [['id', '10'], ['field', 'cantidad'], ['value', '-1']],
+    form: [
+      ['id', '10'],
+      ['field', 'cantidad'],
+      ['value', '-1'],
+    ],
     payload: { id: '10', field: 'cantidad', value: '-1' },
     interactions: (payload) => [
       {
@@ -174,7 +216,11 @@ const cases: Case[] = [
   {
     name: 'a 401 to an expired token: sent once more with a fresh token, and only then',
     operation: UPDATE_QUOTATION_FIELD,
-    form: [['id', '12'], ['field', 'estado'], ['value', 'aprobada']],
+    form: [
+      ['id', '12'],
+      ['field', 'estado'],
+      ['value', 'aprobada'],
+    ],
     payload: { id: '12', field: 'estado', value: 'aprobada' },
     tokens: refreshingTokens,
     interactions: (payload) => [
@@ -250,9 +296,16 @@ for (const [name, create] of adapters) {
       await provider.executeTest(async (mockServer) => {
         const upstream = create({ baseUrl: mockServer.url, timeoutMs: 5_000 });
         try {
-          const outcome = await changeUseCase({ upstream, tokens: staticTokenSource(TOKEN), activityLog: inMemoryActivityLog() }, UPDATE_QUOTATION_FIELD)({
+          const outcome = await changeUseCase(
+            { upstream, tokens: staticTokenSource(TOKEN), activityLog: inMemoryActivityLog() },
+            UPDATE_QUOTATION_FIELD,
+          )({
             session: inMemorySession(USER),
-            params: phpFormParams([['id', '11'], ['field', 'estado'], ['value', 'x']]),
+            params: phpFormParams([
+              ['id', '11'],
+              ['field', 'estado'],
+              ['value', 'x'],
+            ]),
             idempotencyKey: KEY,
           });
           expect(outcome.reply).toEqual({ ok: false, msg: UPDATE_QUOTATION_FIELD.defaultMsg });
@@ -276,9 +329,15 @@ describe('the committed pact file', () => {
     const pact = read(generated.get('got') ?? '') as { interactions: Array<{ request: { path: string } }> };
     const paths = new Set(pact.interactions.map((interaction) => interaction.request.path));
     for (const operation of OPERATIONS) {
-      expect(paths.has(operation.upstreamPath), `${operation.name}: no case posts to ${operation.upstreamPath}; add its cases to packages/adapters/test/upstream.pact.test.ts`).toBe(true);
+      expect(
+        paths.has(operation.upstreamPath),
+        `${operation.name}: no case posts to ${operation.upstreamPath}; add its cases to packages/adapters/test/upstream.pact.test.ts`,
+      ).toBe(true);
     }
-    expect(new Set(cases.map((testCase) => testCase.operation.name)), 'every operation has cases in packages/adapters/test/upstream.pact.test.ts').toEqual(new Set(OPERATIONS.map((operation) => operation.name)));
+    expect(
+      new Set(cases.map((testCase) => testCase.operation.name)),
+      'every operation has cases in packages/adapters/test/upstream.pact.test.ts',
+    ).toEqual(new Set(OPERATIONS.map((operation) => operation.name)));
   });
 
   it(`is up to date (pacts/${PACT_FILE}; regenerate with UPDATE_PACT=1)`, () => {
@@ -289,7 +348,10 @@ describe('the committed pact file', () => {
       mkdirSync(dirname(COMMITTED), { recursive: true });
       writeFileSync(COMMITTED, `${JSON.stringify(fresh, null, 2)}\n`);
     }
-    expect(normalized(readFileSync(COMMITTED, 'utf8')), `pacts/${PACT_FILE} is stale: run UPDATE_PACT=1 npx vitest run test/upstream.pact.test.ts`).toEqual(fresh);
+    expect(
+      normalized(readFileSync(COMMITTED, 'utf8')),
+      `pacts/${PACT_FILE} is stale: run UPDATE_PACT=1 npx vitest run test/upstream.pact.test.ts`,
+    ).toEqual(fresh);
   });
 });
 

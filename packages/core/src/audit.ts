@@ -17,13 +17,7 @@ export interface AuditEvent {
  * value is positive. Recording never throws into the caller: a log that fails
  * here is the adapter's to report, and the outcome carries it for the server log.
  */
-export function auditChange(
-  deps: UseCaseDeps,
-  request: ChangeRequest,
-  user: SessionUser,
-  outcome: Outcome,
-  event: AuditEvent,
-): Outcome {
+export function auditChange(deps: UseCaseDeps, request: ChangeRequest, user: SessionUser, outcome: Outcome, event: AuditEvent): Outcome {
   if (outcome.kind !== 'ok' || event.entityId <= 0n) return outcome;
   try {
     deps.activityLog.record({

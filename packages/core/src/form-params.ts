@@ -64,10 +64,7 @@ function underscored(text: string, bracket: boolean): string {
 export type ParamRead<T> = { ok: true; values: T } | { ok: false };
 
 /** Reads the named parameters as strings, or fails when any of them was sent in array form. */
-export function readStrings<N extends string>(
-  params: FormParams,
-  names: readonly N[],
-): ParamRead<{ [K in N]: string | undefined }> {
+export function readStrings<N extends string>(params: FormParams, names: readonly N[]): ParamRead<{ [K in N]: string | undefined }> {
   const values = {} as { [K in N]: string | undefined };
   for (const name of names) {
     const value = params.get(name);

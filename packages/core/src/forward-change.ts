@@ -36,7 +36,11 @@ export async function forwardChange(deps: ForwardDeps, change: Change): Promise<
     }
     // A 401 with nothing to say is about the token, not the change: a failure, with its cause for the log.
     if (answer.status === 401 && answer.body === undefined) {
-      return { reply: failure(change.defaultMsg), kind: 'token-rejected', cause: new PortFailure('TOKEN_REJECTED', 'the upstream refused the token (401)') };
+      return {
+        reply: failure(change.defaultMsg),
+        kind: 'token-rejected',
+        cause: new PortFailure('TOKEN_REJECTED', 'the upstream refused the token (401)'),
+      };
     }
     const reply = replyFromUpstream(answer.body, change.defaultMsg);
     return { reply, kind: reply.ok ? 'ok' : 'upstream-rejected' };

@@ -71,8 +71,18 @@ export const UPDATE_QUOTATION_ITEM: Operation<'id' | 'delete' | 'field' | 'value
   payload: ({ id = 0, delete: del, field = '', value = '' }) => (del !== undefined ? { id, delete: 1 } : { id, field, value }),
   audit: ({ delete: del, field = '' }, entityId) =>
     del !== undefined
-      ? { eventKey: 'cotizaciones.item_delete', description: `Eliminó ítem (detalle #${entityId})`, entityType: 'cotizacion_item', details: null }
-      : { eventKey: 'cotizaciones.item_update', description: `Actualizó ítem (detalle #${entityId})`, entityType: 'cotizacion_item', details: { field } },
+      ? {
+          eventKey: 'cotizaciones.item_delete',
+          description: `Eliminó ítem (detalle #${entityId})`,
+          entityType: 'cotizacion_item',
+          details: null,
+        }
+      : {
+          eventKey: 'cotizaciones.item_update',
+          description: `Actualizó ítem (detalle #${entityId})`,
+          entityType: 'cotizacion_item',
+          details: { field },
+        },
 };
 
 /** Every operation, in the order channels list them. */

@@ -5,7 +5,12 @@ const params = (pairs: Array<[string, string]>) => Object.fromEntries(phpFormPar
 
 describe('phpFormParams: $_POST from name/value pairs', () => {
   it('keeps the last of repeated names', () => {
-    expect(params([['id', '1'], ['id', '2']])).toEqual({ id: '2' });
+    expect(
+      params([
+        ['id', '1'],
+        ['id', '2'],
+      ]),
+    ).toEqual({ id: '2' });
   });
 
   it.each<[string, Record<string, unknown>]>([
@@ -25,12 +30,27 @@ describe('phpFormParams: $_POST from name/value pairs', () => {
   });
 
   it('lets a later plain value replace an array, and the reverse', () => {
-    expect(params([['id[]', '1'], ['id', '2']])).toEqual({ id: '2' });
-    expect(params([['id', '2'], ['id[]', '1']])).toEqual({ id: STRUCTURED });
+    expect(
+      params([
+        ['id[]', '1'],
+        ['id', '2'],
+      ]),
+    ).toEqual({ id: '2' });
+    expect(
+      params([
+        ['id', '2'],
+        ['id[]', '1'],
+      ]),
+    ).toEqual({ id: STRUCTURED });
   });
 
   it('never touches an object prototype', () => {
-    const result = phpFormParams([['__proto__', 'x'], ['constructor', 'y'], ['__proto__[polluted]', 'z'], ['prototype', 'w']]);
+    const result = phpFormParams([
+      ['__proto__', 'x'],
+      ['constructor', 'y'],
+      ['__proto__[polluted]', 'z'],
+      ['prototype', 'w'],
+    ]);
     expect(result.get('__proto__')).toBe(STRUCTURED);
     expect(result.get('constructor')).toBe('y');
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
@@ -44,7 +64,10 @@ describe('readStrings', () => {
   });
 
   it('fails when a read name is structured, not when another one is', () => {
-    const p = phpFormParams([['a[]', 'x'], ['b', 'y']]);
+    const p = phpFormParams([
+      ['a[]', 'x'],
+      ['b', 'y'],
+    ]);
     expect(readStrings(p, ['a', 'b'])).toEqual({ ok: false });
     expect(readStrings(p, ['b'])).toEqual({ ok: true, values: { b: 'y' } });
   });

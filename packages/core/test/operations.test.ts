@@ -4,8 +4,16 @@ import { MESSAGES, OPERATIONS, paramNames, UPDATE_QUOTATION_FIELD, UPDATE_QUOTAT
 describe('the operations catalog', () => {
   it("holds the contract's two endpoints: paths, upstream paths and default messages", () => {
     expect(OPERATIONS.map(({ webPath, upstreamPath, defaultMsg }) => ({ webPath, upstreamPath, defaultMsg }))).toEqual([
-      { webPath: '/cotizaciones/api/update_cotizacion_api.php', upstreamPath: '/api/cotizaciones/update', defaultMsg: 'No se pudo actualizar la cotización.' },
-      { webPath: '/cotizaciones/api/update_cot_item.php', upstreamPath: '/api/cotizaciones/items/update', defaultMsg: 'No se pudo actualizar el ítem.' },
+      {
+        webPath: '/cotizaciones/api/update_cotizacion_api.php',
+        upstreamPath: '/api/cotizaciones/update',
+        defaultMsg: 'No se pudo actualizar la cotización.',
+      },
+      {
+        webPath: '/cotizaciones/api/update_cot_item.php',
+        upstreamPath: '/api/cotizaciones/items/update',
+        defaultMsg: 'No se pudo actualizar el ítem.',
+      },
     ]);
     expect([UPDATE_QUOTATION_FIELD.defaultMsg, UPDATE_QUOTATION_ITEM.defaultMsg]).toEqual([MESSAGES.quotationFailed, MESSAGES.itemFailed]);
   });

@@ -40,7 +40,10 @@ describe('checkSession: idle timeout and absolute lifetime', () => {
 describe('toSessionUser', () => {
   it.each<[unknown, unknown]>([
     [{ id: 7 }, { id: '7' }],
-    [{ id: 'a', name: 'Ana' }, { id: 'a', name: 'Ana' }],
+    [
+      { id: 'a', name: 'Ana' },
+      { id: 'a', name: 'Ana' },
+    ],
     [{ id: '' }, undefined],
     [{}, undefined],
     [[], undefined],

@@ -49,10 +49,17 @@ export function readActivityLogConfig(env: Environment, problems: ConfigProblems
   // Files the log writes: their folder must exist, except the default ./data, which is created.
   const sqliteFile = e.ACTIVITY_LOG_URL.startsWith('sqlite:') ? e.ACTIVITY_LOG_URL.slice('sqlite:'.length) : undefined;
   // The spool's folder itself is created; the folder it is in must exist, as for a file.
-  const files = [['ACTIVITY_LOG_URL', sqliteFile], ['ACTIVITY_LOG_DEAD_LETTER', e.ACTIVITY_LOG_DEAD_LETTER], ['ACTIVITY_LOG_SPOOL', e.ACTIVITY_LOG_SPOOL]] as const;
+  const files = [
+    ['ACTIVITY_LOG_URL', sqliteFile],
+    ['ACTIVITY_LOG_DEAD_LETTER', e.ACTIVITY_LOG_DEAD_LETTER],
+    ['ACTIVITY_LOG_SPOOL', e.ACTIVITY_LOG_SPOOL],
+  ] as const;
   for (const [variable, file] of files) {
     if (file === undefined || file === ':memory:' || isDataFolder(dirname(file)) || existsSync(dirname(file))) continue;
-    report(variable, `names a file in a folder that does not exist (${dirname(file)}): create the folder first (only ${DATA_FOLDER} is created)`);
+    report(
+      variable,
+      `names a file in a folder that does not exist (${dirname(file)}): create the folder first (only ${DATA_FOLDER} is created)`,
+    );
   }
   return {
     activityLogUrl: e.ACTIVITY_LOG_URL,
@@ -62,6 +69,10 @@ export function readActivityLogConfig(env: Environment, problems: ConfigProblems
     activityLogDeadLetterMaxBytes: e.ACTIVITY_LOG_DEAD_LETTER_MAX_BYTES,
     activityLogSpool: e.ACTIVITY_LOG_SPOOL,
     activityLogSpoolMaxBytes: e.ACTIVITY_LOG_SPOOL_MAX_BYTES,
-    dataFolder: [sqliteFile, e.ACTIVITY_LOG_DEAD_LETTER, e.ACTIVITY_LOG_SPOOL].some((file) => file !== undefined && isDataFolder(dirname(file))) ? DATA_FOLDER : undefined,
+    dataFolder: [sqliteFile, e.ACTIVITY_LOG_DEAD_LETTER, e.ACTIVITY_LOG_SPOOL].some(
+      (file) => file !== undefined && isDataFolder(dirname(file)),
+    )
+      ? DATA_FOLDER
+      : undefined,
   };
 }

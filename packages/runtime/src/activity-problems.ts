@@ -12,7 +12,10 @@ export function reportActivityProblem(log: Log, problem: ActivityLogProblem): vo
       log.error({ err: problem.error, entry: problem.entry }, 'activity log entry refused by the store; set aside in the dead-letter file');
       return;
     case 'unwritable':
-      log.error({ err: problem.error, entry: problem.entry }, 'activity log entry not written alone while the entries behind it were; set aside in the dead-letter file');
+      log.error(
+        { err: problem.error, entry: problem.entry },
+        'activity log entry not written alone while the entries behind it were; set aside in the dead-letter file',
+      );
       return;
     case 'dead-letter-failed':
       log.fatal(
@@ -27,7 +30,10 @@ export function reportActivityProblem(log: Log, problem: ActivityLogProblem): vo
       log.error({ spilled: problem.spilled }, 'activity log queue full; entries set aside in the dead-letter file for replay');
       return;
     case 'dead-letter-full':
-      log.error({ dropped: problem.dropped }, 'the activity log dead-letter file is at ACTIVITY_LOG_DEAD_LETTER_MAX_BYTES: refused entries dropped; replay it to make room');
+      log.error(
+        { dropped: problem.dropped },
+        'the activity log dead-letter file is at ACTIVITY_LOG_DEAD_LETTER_MAX_BYTES: refused entries dropped; replay it to make room',
+      );
       return;
     case 'spool-skipped':
       log.error(
@@ -38,12 +44,19 @@ export function reportActivityProblem(log: Log, problem: ActivityLogProblem): vo
       );
       return;
     case 'adopted':
-      log.warn({ adopted: problem.adopted, unreadable: problem.unreadable }, 'activity log entries left in the spool by a stopped process: forwarding those the store does not hold');
+      log.warn(
+        { adopted: problem.adopted, unreadable: problem.unreadable },
+        'activity log entries left in the spool by a stopped process: forwarding those the store does not hold',
+      );
       return;
     case 'unwritten-at-close': {
       const counts = { setAside: problem.setAside, leftInSpool: problem.leftInSpool, lost: problem.lost };
       if (problem.lost > 0) log.error(counts, 'activity log entries not written before shutdown');
-      else log.warn(counts, 'activity log entries not written before shutdown: left in the spool for the next start, or set aside in the dead-letter file for replay');
+      else
+        log.warn(
+          counts,
+          'activity log entries not written before shutdown: left in the spool for the next start, or set aside in the dead-letter file for replay',
+        );
     }
   }
 }

@@ -10,7 +10,9 @@ import type { SessionConfig } from './session-config.js';
  */
 export async function openSessionStore(config: SessionConfig, log: Log): Promise<SessionStore> {
   const store = await storeFor(config, log);
-  await store.ready(2_000).catch((error: unknown) => log.error({ err: error }, 'the session store is not reachable yet; sessions are unavailable until it is'));
+  await store
+    .ready(2_000)
+    .catch((error: unknown) => log.error({ err: error }, 'the session store is not reachable yet; sessions are unavailable until it is'));
   return store;
 }
 

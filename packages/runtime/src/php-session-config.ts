@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { phpSettingsProblems, SAVE_HANDLERS, SESSION_FORMATS, TOUCH_MODES, type PhpSessionSettings } from '@cotizaciones/adapters/php-session/options';
+import {
+  phpSettingsProblems,
+  SAVE_HANDLERS,
+  SESSION_FORMATS,
+  TOUCH_MODES,
+  type PhpSessionSettings,
+} from '@cotizaciones/adapters/php-session/options';
 import type { ConfigProblems } from './config-problems.js';
 import { integer, ownWords, quoting, readVariables, type Environment } from './read-env.js';
 
@@ -11,7 +17,13 @@ const seconds = z
 
 /** SESSION_STORE=php's variables: values copied from php.ini and the PHP app, in PHP's words. */
 const PhpSessionEnv = z.object({
-  PHP_SESSION_SAVE_HANDLER: ownWords(z.string().trim().pipe(z.enum(SAVE_HANDLERS, quoting('is not supported: expected files, redis (phpredis) or memcached (php-memcached)'))).default('files')),
+  PHP_SESSION_SAVE_HANDLER: ownWords(
+    z
+      .string()
+      .trim()
+      .pipe(z.enum(SAVE_HANDLERS, quoting('is not supported: expected files, redis (phpredis) or memcached (php-memcached)')))
+      .default('files'),
+  ),
   PHP_SESSION_SAVE_PATH: z.string().trim().optional(),
   // php-memcached refuses a longer prefix; memcached keys hold no spaces or control characters.
   PHP_SESSION_MEMCACHED_PREFIX: ownWords(
@@ -22,7 +34,11 @@ const PhpSessionEnv = z.object({
       .default('memc.sess.key.'),
   ),
   PHP_SESSION_SERIALIZE_HANDLER: ownWords(
-    z.string().trim().pipe(z.enum(SESSION_FORMATS, quoting('is not supported: expected php, php_serialize, php_binary or igbinary'))).default('php'),
+    z
+      .string()
+      .trim()
+      .pipe(z.enum(SESSION_FORMATS, quoting('is not supported: expected php, php_serialize, php_binary or igbinary')))
+      .default('php'),
   ),
   // PHP refuses names with these characters, and names of digits only.
   PHP_SESSION_NAME: ownWords(
@@ -33,10 +49,22 @@ const PhpSessionEnv = z.object({
       .default('PHPSESSID'),
   ),
   PHP_SESSION_GC_MAXLIFETIME: ownWords(seconds.default(1440)),
-  PHP_SESSION_USER_KEY: ownWords(z.string().trim().refine((key) => !key.includes('|'), 'cannot contain "|" (PHP ends a session key there)').default('user')),
+  PHP_SESSION_USER_KEY: ownWords(
+    z
+      .string()
+      .trim()
+      .refine((key) => !key.includes('|'), 'cannot contain "|" (PHP ends a session key there)')
+      .default('user'),
+  ),
   PHP_SESSION_ACTIVITY_KEY: z.string().trim().optional(),
   PHP_SESSION_IDLE_SECONDS: ownWords(seconds.optional()),
-  PHP_SESSION_TOUCH: ownWords(z.string().trim().pipe(z.enum(TOUCH_MODES, quoting('is not one of none, expiry, activity'))).default('expiry')),
+  PHP_SESSION_TOUCH: ownWords(
+    z
+      .string()
+      .trim()
+      .pipe(z.enum(TOUCH_MODES, quoting('is not one of none, expiry, activity')))
+      .default('expiry'),
+  ),
   PHP_SESSION_MAX_BYTES: integer(1024, 64 * 1024 * 1024, 1024 * 1024).describe('a number of bytes from 1024 to 67108864'),
   PHP_SESSION_LOCK_WAITERS: integer(1, 10_000, 8).describe('a number of requests from 1 to 10000'),
 });
@@ -50,7 +78,10 @@ export function readPhpSessionConfig(env: Environment, problems: ConfigProblems)
   const e = readVariables(PhpSessionEnv, env, found);
   const savePath = e.PHP_SESSION_SAVE_PATH;
   if (savePath === undefined) {
-    found.set('PHP_SESSION_SAVE_PATH', 'PHP_SESSION_SAVE_PATH required: copy session.save_path from php.ini (a directory, tcp://host:port?… for redis, host:port,… for memcached)');
+    found.set(
+      'PHP_SESSION_SAVE_PATH',
+      'PHP_SESSION_SAVE_PATH required: copy session.save_path from php.ini (a directory, tcp://host:port?… for redis, host:port,… for memcached)',
+    );
   }
   const settings: PhpSessionSettings = {
     saveHandler: e.PHP_SESSION_SAVE_HANDLER,

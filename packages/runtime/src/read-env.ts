@@ -31,14 +31,19 @@ export function presentVariables(env: Environment): Record<string, string> {
  * Reads the variables `schema` names. Each bad one becomes a line in `problems` and reads as its default,
  * so that the rules between variables can still be checked on the good ones.
  */
-export function readVariables<S extends z.ZodRawShape>(schema: z.ZodObject<S>, env: Environment, problems: ConfigProblems): z.infer<z.ZodObject<S>> {
+export function readVariables<S extends z.ZodRawShape>(
+  schema: z.ZodObject<S>,
+  env: Environment,
+  problems: ConfigProblems,
+): z.infer<z.ZodObject<S>> {
   const present = presentVariables(env);
   const parsed = schema.safeParse(present);
   if (parsed.success) return parsed.data;
   for (const issue of parsed.error.issues) {
     const variable = String(issue.path[0]);
     if (problems.has(variable)) continue;
-    const meta = (schema.shape[variable] as z.ZodType | undefined)?.meta() as { description?: string; secret?: boolean; ownWords?: boolean } | undefined;
+    const meta = (schema.shape[variable] as z.ZodType | undefined)?.meta() as
+      { description?: string; secret?: boolean; ownWords?: boolean } | undefined;
     if (meta?.ownWords) {
       problems.set(variable, `${variable} ${issue.message}`);
       continue;

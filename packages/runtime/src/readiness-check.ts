@@ -4,9 +4,13 @@ export function readinessCheck(check: Promise<unknown>, ms: number, what: string
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
   });
-  return Promise.race([check.then(() => undefined, (error: unknown) => Promise.reject(new Error(`${what}: ${errorText(error)}`))), timeout]).finally(() =>
-    clearTimeout(timer),
-  );
+  return Promise.race([
+    check.then(
+      () => undefined,
+      (error: unknown) => Promise.reject(new Error(`${what}: ${errorText(error)}`)),
+    ),
+    timeout,
+  ]).finally(() => clearTimeout(timer));
 }
 
 /** The reasons the checks that failed give: empty when every one passed. */

@@ -35,7 +35,11 @@ export function readSessionConfig(env: Environment, problems: ConfigProblems): S
   if (e.SESSION_STORE === 'redis' && !e.REDIS_URL) report('REDIS_URL', 'is required when SESSION_STORE=redis', 'SESSION_STORE');
   // A cookie session is readable by its holder and outlives sign-out: no upstream token in it.
   if (presentVariables(env).UPSTREAM_TOKEN_SESSION_KEY && e.SESSION_STORE === 'cookie') {
-    report('UPSTREAM_TOKEN_SESSION_KEY', 'needs server-side sessions (SESSION_STORE=redis or php): with SESSION_STORE=cookie the token would sit in a readable cookie', 'SESSION_STORE');
+    report(
+      'UPSTREAM_TOKEN_SESSION_KEY',
+      'needs server-side sessions (SESSION_STORE=redis or php): with SESSION_STORE=cookie the token would sit in a readable cookie',
+      'SESSION_STORE',
+    );
   }
   return {
     sessionStore: e.SESSION_STORE,

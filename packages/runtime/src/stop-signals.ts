@@ -6,7 +6,11 @@
 export const SAME_SIGNAL_MS = 1_000;
 
 /** Calls `first` on the first SIGINT or SIGTERM, and `again` on one that comes at least {@link SAME_SIGNAL_MS} later. */
-export function onStopSignals(first: (signal: NodeJS.Signals) => void, again: (signal: NodeJS.Signals) => void, now: () => number = Date.now): void {
+export function onStopSignals(
+  first: (signal: NodeJS.Signals) => void,
+  again: (signal: NodeJS.Signals) => void,
+  now: () => number = Date.now,
+): void {
   let firstAt: number | undefined;
   const handle = (signal: NodeJS.Signals) => {
     if (firstAt === undefined) {

@@ -40,6 +40,7 @@ export function tokenSourceOf(e: TokenVariables, demo: boolean, report: Report):
   }
   if (e.UPSTREAM_TOKEN_SESSION_KEY) return { kind: 'session', key: e.UPSTREAM_TOKEN_SESSION_KEY };
   if (e.UPSTREAM_TOKEN) return { kind: 'static', token: e.UPSTREAM_TOKEN };
-  if (!demo) report('UPSTREAM_TOKEN', 'is required when UPSTREAM_BASE_URL is set (or UPSTREAM_TOKEN_URL, or UPSTREAM_TOKEN_SESSION_KEY)', ...names);
+  if (!demo)
+    report('UPSTREAM_TOKEN', 'is required when UPSTREAM_BASE_URL is set (or UPSTREAM_TOKEN_URL, or UPSTREAM_TOKEN_SESSION_KEY)', ...names);
   return { kind: 'static', token: DEMO_TOKEN };
 }

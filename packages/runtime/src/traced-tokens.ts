@@ -9,6 +9,9 @@ export function tracedTokens(tokens: TokenSource, kind: string): TokenSource {
   const attributes = { 'cotizaciones.token.source': kind };
   return {
     token: (user) => tracer.startActiveSpan('token', { attributes }, (span) => spanSettled(span, tokens.token(user))),
-    ...(refresh && { refresh: (user, rejected) => tracer.startActiveSpan('token refresh', { attributes }, (span) => spanSettled(span, refresh(user, rejected))) }),
+    ...(refresh && {
+      refresh: (user, rejected) =>
+        tracer.startActiveSpan('token refresh', { attributes }, (span) => spanSettled(span, refresh(user, rejected))),
+    }),
   };
 }

@@ -15,11 +15,13 @@ export function tracedUpstream(upstream: ClosableUpstream, baseUrl: string | und
         kind: SpanKind.CLIENT,
         attributes: { 'http.request.method': 'POST', 'url.template': request.path, 'server.address': server },
       });
-      const answered = context.with(trace.setSpan(context.active(), span), () => upstream.post(request)).then((reply) => {
-        span.setAttribute('http.response.status_code', reply.status);
-        if (reply.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
-        return reply;
-      });
+      const answered = context
+        .with(trace.setSpan(context.active(), span), () => upstream.post(request))
+        .then((reply) => {
+          span.setAttribute('http.response.status_code', reply.status);
+          if (reply.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+          return reply;
+        });
       return spanSettled(span, answered);
     },
     close: () => upstream.close(),

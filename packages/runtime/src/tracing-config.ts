@@ -9,12 +9,22 @@ const pairs = (what: string) =>
     .refine((text) => parsePairs(text) !== undefined, `must be ${what} as key=value pairs separated by commas`)
     .optional();
 
-const SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'] as const;
+const SAMPLERS = [
+  'always_on',
+  'always_off',
+  'traceidratio',
+  'parentbased_always_on',
+  'parentbased_always_off',
+  'parentbased_traceidratio',
+] as const;
 const protocol = z
   .enum(['http/protobuf', 'http/json'])
   .optional()
-  .describe('http/protobuf or http/json (grpc is not supported: use the collector\'s OTLP/HTTP port, 4318)');
-const endpoint = z.url({ protocol: /^https?$/ }).optional().describe('an http:// or https:// URL');
+  .describe("http/protobuf or http/json (grpc is not supported: use the collector's OTLP/HTTP port, 4318)");
+const endpoint = z
+  .url({ protocol: /^https?$/ })
+  .optional()
+  .describe('an http:// or https:// URL');
 const timeout = integer(1, 600_000, 10_000);
 
 /** The OpenTelemetry SDK's standard variables this service supports: traces over OTLP/HTTP. */

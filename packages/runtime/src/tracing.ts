@@ -24,7 +24,9 @@ export async function openTracing(config: TracingConfig, log: Log, serviceName: 
     import('@opentelemetry/core'),
     import('@opentelemetry/resources'),
     import('@opentelemetry/sdk-trace-node'),
-    config.protocol === 'http/json' ? import('@opentelemetry/exporter-trace-otlp-http') : import('@opentelemetry/exporter-trace-otlp-proto'),
+    config.protocol === 'http/json'
+      ? import('@opentelemetry/exporter-trace-otlp-http')
+      : import('@opentelemetry/exporter-trace-otlp-proto'),
   ]);
 
   let lastSaid = -Infinity;
@@ -48,11 +50,14 @@ export async function openTracing(config: TracingConfig, log: Log, serviceName: 
     resource: resourceFromAttributes({ ...config.resourceAttributes, 'service.name': config.serviceName ?? serviceName }),
     sampler,
     spanProcessors: [
-      new sdk.BatchSpanProcessor(new exporter.OTLPTraceExporter({ url: config.url, headers: { ...config.headers }, timeoutMillis: config.timeoutMs }), {
-        // Spans wait at most a second; a collector that is down costs a bounded queue, never a request.
-        scheduledDelayMillis: 1_000,
-        maxQueueSize: 4_096,
-      }),
+      new sdk.BatchSpanProcessor(
+        new exporter.OTLPTraceExporter({ url: config.url, headers: { ...config.headers }, timeoutMillis: config.timeoutMs }),
+        {
+          // Spans wait at most a second; a collector that is down costs a bounded queue, never a request.
+          scheduledDelayMillis: 1_000,
+          maxQueueSize: 4_096,
+        },
+      ),
     ],
   });
   provider.register({ propagator: new W3CTraceContextPropagator() });
@@ -60,7 +65,10 @@ export async function openTracing(config: TracingConfig, log: Log, serviceName: 
     enabled: true,
     async shutdown(timeoutMs) {
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([provider.shutdown().catch((error: unknown) => say(String(error))), new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+      await Promise.race([
+        provider.shutdown().catch((error: unknown) => say(String(error))),
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs))),
+      ]);
       clearTimeout(timer);
       // Unregistered, so that the process (a test's, say) can start tracing again.
       trace.disable();
@@ -74,6 +82,10 @@ export async function openTracing(config: TracingConfig, log: Log, serviceName: 
 type Sdk = typeof SdkModule;
 
 function samplerOf(sdk: Sdk, name: SamplerName, ratio: number) {
-  const root = name.endsWith('always_on') ? new sdk.AlwaysOnSampler() : name.endsWith('always_off') ? new sdk.AlwaysOffSampler() : new sdk.TraceIdRatioBasedSampler(ratio);
+  const root = name.endsWith('always_on')
+    ? new sdk.AlwaysOnSampler()
+    : name.endsWith('always_off')
+      ? new sdk.AlwaysOffSampler()
+      : new sdk.TraceIdRatioBasedSampler(ratio);
   return name.startsWith('parentbased_') ? new sdk.ParentBasedSampler({ root }) : root;
 }

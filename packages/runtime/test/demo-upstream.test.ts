@@ -3,7 +3,8 @@ import { demoUpstream, DEMO_TOKEN } from '../src/demo-upstream.js';
 
 describe('the demo upstream (UPSTREAM_BASE_URL unset)', () => {
   const upstream = demoUpstream();
-  const post = (payload: Record<string, string | number>) => upstream.post({ path: '/api/cotizaciones/update', payload, token: DEMO_TOKEN, idempotencyKey: 'k' });
+  const post = (payload: Record<string, string | number>) =>
+    upstream.post({ path: '/api/cotizaciones/update', payload, token: DEMO_TOKEN, idempotencyKey: 'k' });
 
   it('accepts a change to an id above 0, read as PHP reads it', async () => {
     await expect(post({ id: '12abc', field: 'estado', value: 'x' })).resolves.toEqual({ status: 200, body: { ok: true } });
@@ -12,7 +13,10 @@ describe('the demo upstream (UPSTREAM_BASE_URL unset)', () => {
 
   it('answers as the real API would for a record that does not exist', async () => {
     for (const id of ['0', '-3', 'abc', 0]) {
-      await expect(post({ id, field: 'estado', value: 'x' })).resolves.toEqual({ status: 200, body: { ok: false, error: { message: 'Registro no encontrado.' } } });
+      await expect(post({ id, field: 'estado', value: 'x' })).resolves.toEqual({
+        status: 200,
+        body: { ok: false, error: { message: 'Registro no encontrado.' } },
+      });
     }
   });
 

@@ -39,7 +39,10 @@ describe('openSessionStore: for a channel with sessions', () => {
   it('opens a Redis that is down anyway, says so once, and fails its ping until it answers', async () => {
     const lines: string[] = [];
     const stream = new PassThrough().on('data', (chunk: Buffer) => lines.push(chunk.toString()));
-    const store = await openSessionStore(sessionConfig({ SESSION_STORE: 'redis', REDIS_URL: 'redis://:SECRET@127.0.0.1:1' }), createLog('info', stream));
+    const store = await openSessionStore(
+      sessionConfig({ SESSION_STORE: 'redis', REDIS_URL: 'redis://:SECRET@127.0.0.1:1' }),
+      createLog('info', stream),
+    );
     try {
       expect([store.kind, store.describe()]).toEqual(['records', 'Redis at 127.0.0.1:1, keys "cotizaciones:sess:<id>"']);
       await expect(store.ping()).rejects.toMatchObject({ code: 'SESSION_UNAVAILABLE' });

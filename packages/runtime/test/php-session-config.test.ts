@@ -47,7 +47,18 @@ describe('PHP_SESSION_* variables (SESSION_STORE=php)', () => {
         PHP_SESSION_MAX_BYTES: '262144',
         PHP_SESSION_LOCK_WAITERS: ' 32',
       }),
-    ).toMatchObject({ lockWaiters: 32, maxBytes: 262144, saveHandler: 'redis', serializeHandler: 'igbinary', name: 'APPSESS', gcMaxLifetimeSeconds: 3600, userKey: 'usuario', activityKey: 'LAST_ACTIVITY', idleSeconds: 1800, touch: 'activity' });
+    ).toMatchObject({
+      lockWaiters: 32,
+      maxBytes: 262144,
+      saveHandler: 'redis',
+      serializeHandler: 'igbinary',
+      name: 'APPSESS',
+      gcMaxLifetimeSeconds: 3600,
+      userKey: 'usuario',
+      activityKey: 'LAST_ACTIVITY',
+      idleSeconds: 1800,
+      touch: 'activity',
+    });
   });
 
   it('refuses what it cannot honour, one line per variable in the order of the variables, never printing a secret', () => {
@@ -73,19 +84,28 @@ describe('PHP_SESSION_* variables (SESSION_STORE=php)', () => {
       'PHP_SESSION_TOUCH "always" is not one of none, expiry, activity',
       'PHP_SESSION_LOCK_WAITERS must be a number of requests from 1 to 10000 (got "0")',
     ]);
-    expect(problems({ PHP_SESSION_SAVE_PATH: '/x', PHP_SESSION_LOCK_WAITERS: 'many' })).toEqual(['PHP_SESSION_LOCK_WAITERS must be a number of requests from 1 to 10000 (got "many")']);
+    expect(problems({ PHP_SESSION_SAVE_PATH: '/x', PHP_SESSION_LOCK_WAITERS: 'many' })).toEqual([
+      'PHP_SESSION_LOCK_WAITERS must be a number of requests from 1 to 10000 (got "many")',
+    ]);
     expect(problems({ PHP_SESSION_SAVE_PATH: '/x', PHP_SESSION_IDLE_SECONDS: '60' })).toEqual([
       'PHP_SESSION_ACTIVITY_KEY is required with PHP_SESSION_IDLE_SECONDS (the session-control step: set both or neither)',
     ]);
     const redis = (path: string) => problems({ PHP_SESSION_SAVE_HANDLER: 'redis', PHP_SESSION_SAVE_PATH: path });
-    expect(redis('tcp://a:6379?auth=s3cret,tcp://b:6379?auth=s3cret')).toEqual([expect.stringMatching(/^PHP_SESSION_SAVE_PATH several Redis servers/) as string]);
+    expect(redis('tcp://a:6379?auth=s3cret,tcp://b:6379?auth=s3cret')).toEqual([
+      expect.stringMatching(/^PHP_SESSION_SAVE_PATH several Redis servers/) as string,
+    ]);
     expect(redis('tcp://a:6379?auth=s3cret&compression=lzf')).toEqual([
       'PHP_SESSION_SAVE_PATH compression is not supported: the service reads the serialized bytes PHP writes (leave redis.session.compression at none)',
     ]);
     expect(redis('tls://a:6379?auth=s3cret')).toEqual([expect.stringMatching(/scheme "tls:" is not supported/) as string]);
     expect(redis('tcp://user:s3cret@a:6379')).toHaveLength(1);
     expect(redis('redis-host:6379')).toHaveLength(1);
-    for (const path of ['tcp://a:6379?auth=s3cret,tcp://b:6379', 'tcp://a:6379?auth=s3cret&compression=lzf', 'tls://a:6379?auth=s3cret', 'tcp://user:s3cret@a:6379']) {
+    for (const path of [
+      'tcp://a:6379?auth=s3cret,tcp://b:6379',
+      'tcp://a:6379?auth=s3cret&compression=lzf',
+      'tls://a:6379?auth=s3cret',
+      'tcp://user:s3cret@a:6379',
+    ]) {
       expect(redis(path).join('\n')).not.toContain('s3cret');
     }
     expect(problems({ PHP_SESSION_SAVE_PATH: 'relative/dir' })).toEqual(['PHP_SESSION_SAVE_PATH the directory must be an absolute path']);
@@ -98,20 +118,32 @@ describe('PHP_SESSION_* variables (SESSION_STORE=php)', () => {
   it("reads php-memcached's save path and prefix as php.ini has them", () => {
     const memcached = (env: Record<string, string>) => problems({ PHP_SESSION_SAVE_HANDLER: 'memcached', ...env });
     expect(memcached({ PHP_SESSION_SAVE_PATH: '10.0.0.1:11211:2, cache-b:11212,cache-c' })).toEqual([]);
-    expect(memcached({ PHP_SESSION_SAVE_PATH: 'tcp://10.0.0.1:11211' })).toEqual([expect.stringMatching(/^PHP_SESSION_SAVE_PATH "tcp:\/\/10.0.0.1:11211" is not a memcached server/) as string]);
-    expect(memcached({ PHP_SESSION_SAVE_PATH: 'PERSISTENT=app 10.0.0.1:11211' })).toEqual([expect.stringMatching(/^PHP_SESSION_SAVE_PATH libmemcached options/) as string]);
+    expect(memcached({ PHP_SESSION_SAVE_PATH: 'tcp://10.0.0.1:11211' })).toEqual([
+      expect.stringMatching(/^PHP_SESSION_SAVE_PATH "tcp:\/\/10.0.0.1:11211" is not a memcached server/) as string,
+    ]);
+    expect(memcached({ PHP_SESSION_SAVE_PATH: 'PERSISTENT=app 10.0.0.1:11211' })).toEqual([
+      expect.stringMatching(/^PHP_SESSION_SAVE_PATH libmemcached options/) as string,
+    ]);
     expect(memcached({ PHP_SESSION_SAVE_PATH: 'a:70000' })).toHaveLength(1);
     expect(memcached({ PHP_SESSION_SAVE_PATH: 'a:1', PHP_SESSION_MEMCACHED_PREFIX: 'app sess.' })).toEqual([
       'PHP_SESSION_MEMCACHED_PREFIX "app sess." is not a memcached.sess_prefix: up to 218 printable ASCII characters, no spaces',
     ]);
-    expect(settings({ PHP_SESSION_SAVE_HANDLER: 'memcached', PHP_SESSION_SAVE_PATH: 'a:1', PHP_SESSION_MEMCACHED_PREFIX: 'app.sess.' })?.memcachedPrefix).toBe('app.sess.');
+    expect(
+      settings({ PHP_SESSION_SAVE_HANDLER: 'memcached', PHP_SESSION_SAVE_PATH: 'a:1', PHP_SESSION_MEMCACHED_PREFIX: 'app.sess.' })
+        ?.memcachedPrefix,
+    ).toBe('app.sess.');
     expect(settings({ PHP_SESSION_SAVE_HANDLER: 'memcached', PHP_SESSION_SAVE_PATH: 'a:1' })?.memcachedPrefix).toBe('memc.sess.key.');
   });
 
   it("refuses touch=activity with files (it would rewrite the file under PHP's lock) and without an activity key", () => {
-    expect(problems({ PHP_SESSION_SAVE_PATH: '/x', PHP_SESSION_ACTIVITY_KEY: 'LAST', PHP_SESSION_IDLE_SECONDS: '60', PHP_SESSION_TOUCH: 'activity' })).toEqual([
-      expect.stringMatching(/^PHP_SESSION_TOUCH=activity is not supported with the files handler/) as string,
-    ]);
+    expect(
+      problems({
+        PHP_SESSION_SAVE_PATH: '/x',
+        PHP_SESSION_ACTIVITY_KEY: 'LAST',
+        PHP_SESSION_IDLE_SECONDS: '60',
+        PHP_SESSION_TOUCH: 'activity',
+      }),
+    ).toEqual([expect.stringMatching(/^PHP_SESSION_TOUCH=activity is not supported with the files handler/) as string]);
     expect(problems({ PHP_SESSION_SAVE_HANDLER: 'redis', PHP_SESSION_SAVE_PATH: 'tcp://a:1', PHP_SESSION_TOUCH: 'activity' })).toEqual([
       'PHP_SESSION_TOUCH activity needs PHP_SESSION_ACTIVITY_KEY',
     ]);

@@ -3,7 +3,11 @@ import { createLog, unredactedLog } from '../src/redacting-log.js';
 
 function captured(level = 'info') {
   const lines: Array<Record<string, unknown>> = [];
-  const sink = { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) > 0, flush: () => Promise.resolve(), droppedBytes: () => 0 };
+  const sink = {
+    write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) > 0,
+    flush: () => Promise.resolve(),
+    droppedBytes: () => 0,
+  };
   const log = createLog(level, sink);
   return { log, lines };
 }
@@ -11,10 +15,22 @@ function captured(level = 'info') {
 describe('the server log', () => {
   it('redacts tokens, cookies and authorization headers wherever a line carries them', () => {
     const { log, lines } = captured();
-    log.info({ token: 't-1', upstream: { token: 't-2' }, req: { headers: { authorization: 'Bearer t-3', cookie: 'sid=s-1' } }, headers: { cookie: 'sid=s-2' } }, 'm');
+    log.info(
+      {
+        token: 't-1',
+        upstream: { token: 't-2' },
+        req: { headers: { authorization: 'Bearer t-3', cookie: 'sid=s-1' } },
+        headers: { cookie: 'sid=s-2' },
+      },
+      'm',
+    );
     const text = JSON.stringify(lines);
     for (const secret of ['t-1', 't-2', 't-3', 's-1', 's-2']) expect(text).not.toContain(secret);
-    expect(lines[0]).toMatchObject({ token: '[redacted]', upstream: { token: '[redacted]' }, req: { headers: { authorization: '[redacted]', cookie: '[redacted]' } } });
+    expect(lines[0]).toMatchObject({
+      token: '[redacted]',
+      upstream: { token: '[redacted]' },
+      req: { headers: { authorization: '[redacted]', cookie: '[redacted]' } },
+    });
   });
 
   it('reduces an error to its name, message and code', () => {

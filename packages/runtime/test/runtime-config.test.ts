@@ -13,19 +13,28 @@ function problems(env: Record<string, string>): readonly string[] {
 
 describe('loadRuntimeConfig: the adapters a channel opens, from the environment', () => {
   it('reads no HTTP variable: a channel without a listener is not asked for one', () => {
-    expect(loadRuntimeConfig({ PORT: 'not a port', SESSION_KEYS: 'short' })).toMatchObject({ upstreamBaseUrl: undefined, tokenSource: { kind: 'static', token: 'demo-token' } });
+    expect(loadRuntimeConfig({ PORT: 'not a port', SESSION_KEYS: 'short' })).toMatchObject({
+      upstreamBaseUrl: undefined,
+      tokenSource: { kind: 'static', token: 'demo-token' },
+    });
   });
 
   it('keeps the rules that go with the adapters: one token source, production guards, no secret printed', () => {
     expect(
-      problems({ NODE_ENV: 'production', UPSTREAM_TOKEN: 'SECRET-1', UPSTREAM_TOKEN_SESSION_KEY: 'token', UPSTREAM_CLIENT_SECRET: 'x', REDIS_URL: 'http://:SECRET@r' }),
+      problems({
+        NODE_ENV: 'production',
+        UPSTREAM_TOKEN: 'SECRET-1',
+        UPSTREAM_TOKEN_SESSION_KEY: 'token',
+        UPSTREAM_CLIENT_SECRET: 'x',
+        REDIS_URL: 'http://:SECRET@r',
+      }),
     ).toEqual([
       'UPSTREAM_BASE_URL is required in production (the built-in demo upstream is for development)',
       'UPSTREAM_TOKEN_SESSION_KEY must not be set with UPSTREAM_TOKEN: set only one token source',
     ]);
   });
 
-  it('reads no session variable: sessions are the web channel\'s (readSessionConfig), refused there without a secret', () => {
+  it("reads no session variable: sessions are the web channel's (readSessionConfig), refused there without a secret", () => {
     expect(() => loadRuntimeConfig({ SESSION_STORE: 'php', REDIS_URL: 'http://:SECRET@r' })).not.toThrow();
     const found: ConfigProblems = new Map();
     readSessionConfig({ SESSION_STORE: 'redis', REDIS_URL: 'http://:SECRET@r', UPSTREAM_TOKEN_SESSION_KEY: 'token' }, found);
@@ -40,8 +49,12 @@ describe('the OTEL_* variables (tracing)', () => {
   it('is off without an endpoint, or when disabled', () => {
     expect(loadRuntimeConfig({}).tracing).toEqual({ enabled: false });
     expect(loadRuntimeConfig({ OTEL_SERVICE_NAME: 'x' }).tracing).toEqual({ enabled: false });
-    expect(loadRuntimeConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_SDK_DISABLED: 'true' }).tracing).toEqual({ enabled: false });
-    expect(loadRuntimeConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_TRACES_EXPORTER: 'none' }).tracing).toEqual({ enabled: false });
+    expect(loadRuntimeConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_SDK_DISABLED: 'true' }).tracing).toEqual({
+      enabled: false,
+    });
+    expect(loadRuntimeConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_TRACES_EXPORTER: 'none' }).tracing).toEqual({
+      enabled: false,
+    });
   });
 
   it('reads the standard variables: the traces endpoint, protocol, headers, resource, sampler', () => {
@@ -92,10 +105,12 @@ describe('the OTEL_* variables (tracing)', () => {
     ).toEqual([
       'OTEL_TRACES_EXPORTER must be otlp or none (the only exporter here is OTLP over HTTP) (got "jaeger")',
       'OTEL_EXPORTER_OTLP_ENDPOINT must be an http:// or https:// URL (got "grpc://collector:4317")',
-      "OTEL_EXPORTER_OTLP_PROTOCOL must be http/protobuf or http/json (grpc is not supported: use the collector's OTLP/HTTP port, 4318) (got \"grpc\")",
+      'OTEL_EXPORTER_OTLP_PROTOCOL must be http/protobuf or http/json (grpc is not supported: use the collector\'s OTLP/HTTP port, 4318) (got "grpc")',
       'OTEL_EXPORTER_OTLP_HEADERS must be headers as key=value pairs separated by commas',
       'OTEL_TRACES_SAMPLER must be always_on, always_off, traceidratio, parentbased_always_on, parentbased_always_off, parentbased_traceidratio (got "sometimes")',
     ]);
-    expect(problems({ OTEL_TRACES_SAMPLER_ARG: '0.5' })).toEqual(['OTEL_TRACES_SAMPLER_ARG is only read by the traceidratio samplers, not parentbased_always_on']);
+    expect(problems({ OTEL_TRACES_SAMPLER_ARG: '0.5' })).toEqual([
+      'OTEL_TRACES_SAMPLER_ARG is only read by the traceidratio samplers, not parentbased_always_on',
+    ]);
   });
 });

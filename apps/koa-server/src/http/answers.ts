@@ -42,7 +42,9 @@ export type RefusalStatus = keyof typeof REFUSALS;
 export const refusalMessage = (status: RefusalStatus): string => REFUSALS[status][1];
 
 /** The JSON body of a refusal, serialized once per status. */
-const REFUSAL_BODIES = new Map(Object.entries(REFUSALS).map(([status, [, msg]]) => [Number(status), JSON.stringify({ ok: false, msg } satisfies Reply)]));
+const REFUSAL_BODIES = new Map(
+  Object.entries(REFUSALS).map(([status, [, msg]]) => [Number(status), JSON.stringify({ ok: false, msg } satisfies Reply)]),
+);
 const refusalBody = (status: RefusalStatus): string => REFUSAL_BODIES.get(status)!;
 
 /** Answers `reply` with the contract's headers (`nosniff` is the request frame's, on every answer). */

@@ -40,24 +40,30 @@ export function mountDevRoutes(
     }
   };
 
-  router.post(`${prefix}/dev/login`, storeBound(async (ctx) => {
-    await ready(ctx);
-    // Every plain form field becomes a property of the user (`id`, `name`, a `token` for UPSTREAM_TOKEN_SESSION_KEY…).
-    const params = await readFormParams(ctx, limits);
-    const user = toSessionUser(Object.fromEntries([...params].filter(([, value]) => typeof value === 'string')));
-    if (!user) {
-      replyJson(ctx, 200, { ok: false, msg: 'Falta el id de usuario.' });
-      return;
-    }
-    await signing.signIn(ctx, newSessionRecord(user, Date.now()));
-    replyJson(ctx, 200, { ok: true });
-  }));
+  router.post(
+    `${prefix}/dev/login`,
+    storeBound(async (ctx) => {
+      await ready(ctx);
+      // Every plain form field becomes a property of the user (`id`, `name`, a `token` for UPSTREAM_TOKEN_SESSION_KEY…).
+      const params = await readFormParams(ctx, limits);
+      const user = toSessionUser(Object.fromEntries([...params].filter(([, value]) => typeof value === 'string')));
+      if (!user) {
+        replyJson(ctx, 200, { ok: false, msg: 'Falta el id de usuario.' });
+        return;
+      }
+      await signing.signIn(ctx, newSessionRecord(user, Date.now()));
+      replyJson(ctx, 200, { ok: true });
+    }),
+  );
 
-  router.post(`${prefix}/dev/logout`, storeBound(async (ctx) => {
-    await ready(ctx);
-    await signing.signOut(ctx);
-    replyJson(ctx, 200, { ok: true });
-  }));
+  router.post(
+    `${prefix}/dev/logout`,
+    storeBound(async (ctx) => {
+      await ready(ctx);
+      await signing.signOut(ctx);
+      replyJson(ctx, 200, { ok: true });
+    }),
+  );
 
   router.get(`${prefix}/dev/activity`, async (ctx) => {
     const limit = Math.min(100, Math.max(1, Number.parseInt(String(ctx.query.limit ?? '10'), 10) || 10));

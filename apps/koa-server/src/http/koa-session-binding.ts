@@ -93,7 +93,8 @@ const BROWSER_SESSION_TTL_MS = 86_400_000;
 function koaStore(store: SessionRecords) {
   return {
     get: (key: string) => store.get(key),
-    set: (key: string, record: unknown, maxAge: number | 'session') => store.set(key, record, typeof maxAge === 'number' ? maxAge : BROWSER_SESSION_TTL_MS),
+    set: (key: string, record: unknown, maxAge: number | 'session') =>
+      store.set(key, record, typeof maxAge === 'number' ? maxAge : BROWSER_SESSION_TTL_MS),
     destroy: (key: string) => store.destroy(key),
   };
 }

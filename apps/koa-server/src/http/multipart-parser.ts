@@ -157,7 +157,9 @@ function partFromHeaders(block: string): Part {
     if ((line.startsWith(' ') || line.startsWith('\t')) && lines.length) lines[lines.length - 1] += line;
     else lines.push(line);
   }
-  const disposition = lines.find((line) => line.includes(':') && line.slice(0, line.indexOf(':')).trim().toLowerCase() === 'content-disposition');
+  const disposition = lines.find(
+    (line) => line.includes(':') && line.slice(0, line.indexOf(':')).trim().toLowerCase() === 'content-disposition',
+  );
   const params = disposition === undefined ? new Map<string, string>() : dispositionParams(disposition.slice(disposition.indexOf(':') + 1));
   return { name: params.get('name'), isFile: params.has('filename'), chunks: [] };
 }

@@ -21,7 +21,9 @@ const HEALTHY: ProbeAnswer = { status: 200, body: '{"ok":true}' };
  */
 function readinessAnswer({ reasons, degraded }: Readiness): ProbeAnswer {
   const named = degraded.length > 0 ? { degraded } : {};
-  return reasons.length > 0 ? { status: 503, body: JSON.stringify({ ok: false, reasons, ...named }) } : { status: 200, body: JSON.stringify({ ok: true, ...named }) };
+  return reasons.length > 0
+    ? { status: 503, body: JSON.stringify({ ok: false, reasons, ...named }) }
+    : { status: 200, body: JSON.stringify({ ok: true, ...named }) };
 }
 
 /** Each probe path's answer; `readiness` is read at once (never a wait on a store). */

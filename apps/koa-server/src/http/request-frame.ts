@@ -16,7 +16,13 @@ import { admitProxyHeaders, type Trust } from './trusted-proxies.js';
  * metrics and the request's log line, which see the final status and outcome. Before all of it, with
  * proxies trusted, whether this request came through one (`trust`: TRUST_PROXY compiled).
  */
-export function requestFrame(log: Log, metrics: Metrics, endpointPaths: ReadonlyMap<string, string>, traced: boolean, trust?: Trust): RequestMiddleware {
+export function requestFrame(
+  log: Log,
+  metrics: Metrics,
+  endpointPaths: ReadonlyMap<string, string>,
+  traced: boolean,
+  trust?: Trust,
+): RequestMiddleware {
   const observe = observeRequests(metrics, endpointPaths);
   // The request line's fields are logRequest's own, none a secret's path: no redactor pass per field.
   const lines = unredactedLog(log);

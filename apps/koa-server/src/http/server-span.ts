@@ -18,7 +18,11 @@ export function serverSpan(frame: RequestMiddleware, endpointPaths: ReadonlyMap<
     const client = trusted ? undefined : trace.getSpanContext(incoming);
     const route = endpointPaths.has(ctx.path) ? ctx.path : KNOWN.has(ctx.path) ? ctx.path : 'unmatched';
     const attributes = { 'http.request.method': ctx.method, 'http.route': route };
-    const span = tracer.startSpan(`${ctx.method} ${route}`, { kind: SpanKind.SERVER, attributes, ...(client ? { links: [{ context: client }] } : {}) }, parent);
+    const span = tracer.startSpan(
+      `${ctx.method} ${route}`,
+      { kind: SpanKind.SERVER, attributes, ...(client ? { links: [{ context: client }] } : {}) },
+      parent,
+    );
     return context.with(trace.setSpan(parent, span), async () => {
       try {
         await frame(ctx, next);

@@ -3,7 +3,6 @@ import { spanSettled } from '@cotizaciones/runtime';
 import type { Session } from '@cotizaciones/core';
 import type { SessionBinding } from './session-binding.js';
 
-
 /** Where the sessions live, as a span says it: never an id or a cookie. */
 export type SessionMode = 'cookie' | 'redis' | 'php files' | 'php redis' | 'php memcached';
 
@@ -17,7 +16,10 @@ export function tracedSessions(binding: SessionBinding, mode: SessionMode): Sess
   const { load } = binding;
   return {
     ...binding,
-    load: load && ((ctx) => tracer.startActiveSpan('session load', { attributes: { 'cotizaciones.session.mode': mode } }, (span) => ended(span, load(ctx)))),
+    load:
+      load &&
+      ((ctx) =>
+        tracer.startActiveSpan('session load', { attributes: { 'cotizaciones.session.mode': mode } }, (span) => ended(span, load(ctx)))),
     sessionFor(ctx) {
       const session = binding.sessionFor(ctx);
       const traced: Session = {

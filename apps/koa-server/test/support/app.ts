@@ -44,7 +44,10 @@ export async function startApp(
       activity: inMemoryActivityLogStore(),
       sessions: deps.sessions ?? cookieSessionStore(),
       log: logs.log,
-      metrics: createMetrics(() => noStats.stats(), () => true),
+      metrics: createMetrics(
+        () => noStats.stats(),
+        () => true,
+      ),
       readiness,
     },
   );
@@ -64,4 +67,3 @@ export async function startApp(
     },
   };
 }
-

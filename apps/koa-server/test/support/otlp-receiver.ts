@@ -28,7 +28,9 @@ export async function otlpReceiver() {
   await once(server, 'listening');
   const spans = (): ExportedSpan[] =>
     bodies.flatMap((body) =>
-      (JSON.parse(body) as { resourceSpans: Array<{ scopeSpans: Array<{ spans: Array<Record<string, unknown>> }> }> }).resourceSpans.flatMap((resource) =>
+      (
+        JSON.parse(body) as { resourceSpans: Array<{ scopeSpans: Array<{ spans: Array<Record<string, unknown>> }> }> }
+      ).resourceSpans.flatMap((resource) =>
         resource.scopeSpans.flatMap((scope) =>
           scope.spans.map((span) => ({
             traceId: span.traceId as string,
@@ -37,9 +39,15 @@ export async function otlpReceiver() {
             name: span.name as string,
             kind: span.kind as number,
             status: span.status as { code?: number } | undefined,
-            links: ((span.links as Array<{ traceId: string; spanId: string }> | undefined) ?? []).map(({ traceId, spanId }) => ({ traceId, spanId })),
+            links: ((span.links as Array<{ traceId: string; spanId: string }> | undefined) ?? []).map(({ traceId, spanId }) => ({
+              traceId,
+              spanId,
+            })),
             attributes: Object.fromEntries(
-              (span.attributes as Array<{ key: string; value: Record<string, unknown> }>).map(({ key, value }) => [key, Object.values(value)[0]]),
+              (span.attributes as Array<{ key: string; value: Record<string, unknown> }>).map(({ key, value }) => [
+                key,
+                Object.values(value)[0],
+              ]),
             ),
           })),
         ),

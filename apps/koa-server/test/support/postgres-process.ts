@@ -25,7 +25,16 @@ export function postgresProcess(port: number) {
       asPostgres('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync']);
     },
     start() {
-      asPostgres('pg_ctl', ['-D', data, '-w', '-l', join(dir, 'log'), '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`, 'start']);
+      asPostgres('pg_ctl', [
+        '-D',
+        data,
+        '-w',
+        '-l',
+        join(dir, 'log'),
+        '-o',
+        `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
+        'start',
+      ]);
     },
     stop() {
       asPostgres('pg_ctl', ['-D', data, '-w', '-m', 'immediate', 'stop']);

@@ -18,7 +18,10 @@ afterEach(() => {
  */
 export async function startProcess(env: Record<string, string>, main = MAIN) {
   const spool = join(mkdtempSync(join(tmpdir(), 'spool-')), 'activity-spool');
-  const child = spawn(process.execPath, [main], { env: { PATH: process.env.PATH, PORT: '0', ACTIVITY_LOG_SPOOL: spool, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [main], {
+    env: { PATH: process.env.PATH, PORT: '0', ACTIVITY_LOG_SPOOL: spool, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   let stdout = '';
   let stderr = '';
@@ -33,4 +36,3 @@ export async function startProcess(env: Record<string, string>, main = MAIN) {
   });
   return { child, url, output: () => stdout + stderr, stderr: () => stderr };
 }
-

@@ -32,7 +32,8 @@ export function splitAnswers(raw: string): { answers: Array<ReturnType<typeof pa
       continue;
     }
     const length = /\r\ncontent-length: *(\d+)/i.exec(rest.slice(0, end))?.[1];
-    if (!rest.startsWith('HTTP/') || end < 0 || length === undefined || rest.length < end + 4 + Number(length)) return { answers, interim, rest };
+    if (!rest.startsWith('HTTP/') || end < 0 || length === undefined || rest.length < end + 4 + Number(length))
+      return { answers, interim, rest };
     answers.push(parseAnswer(rest.slice(0, end + 4 + Number(length))));
     rest = rest.slice(end + 4 + Number(length));
   }

@@ -43,7 +43,12 @@ export async function listen(
   log = captureLog().log,
   readiness?: () => Readiness,
 ): Promise<{ server: Server; http: HttpServer; url: string }> {
-  const http = createHttpServer(app.callback(), { ...loadConfig({}).httpLimits, ...limits }, log, readiness && probesAheadOfLine(readiness));
+  const http = createHttpServer(
+    app.callback(),
+    { ...loadConfig({}).httpLimits, ...limits },
+    log,
+    readiness && probesAheadOfLine(readiness),
+  );
   const server = http.server;
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -147,7 +152,11 @@ export function signedCookie(name: string, value: string, key: string): string {
  */
 export function rawPost(url: string, body: string | Buffer, headers: Record<string, string>, from?: string): Promise<Response> {
   return new Promise((resolve, reject) => {
-    const options = { method: 'POST', ...(from ? { localAddress: from } : {}), headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body), ...headers } };
+    const options = {
+      method: 'POST',
+      ...(from ? { localAddress: from } : {}),
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body), ...headers },
+    };
     const req = httpRequest(url, options, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));

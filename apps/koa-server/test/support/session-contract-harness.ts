@@ -20,7 +20,12 @@ export async function koaHarness(store?: RecordSessionStore) {
   let clock = Date.UTC(2026, 10, 23, 12, 0, 0);
   const app = new Koa({ keys: [SESSION_KEY] });
   const router = new Router();
-  const binding = sessionBinding(app, store ?? cookieSessionStore(), { signer: signingKeys([SESSION_KEY]), policy, secure: false, now: () => clock }, false);
+  const binding = sessionBinding(
+    app,
+    store ?? cookieSessionStore(),
+    { signer: signingKeys([SESSION_KEY]), policy, secure: false, now: () => clock },
+    false,
+  );
   router.post('/put', async (ctx) => {
     await binding.load?.(ctx);
     const user: unknown = JSON.parse(String(ctx.get('x-user')));
@@ -37,7 +42,11 @@ export async function koaHarness(store?: RecordSessionStore) {
   const { server, url } = await listen(app);
   /** Each browser's cookies, by reference: name → value, replaced by what each answer sets. */
   const jars = new Map<string, Map<string, string>>();
-  const pairs = (header: string) => header.split('; ').filter(Boolean).map((pair) => pair.split(/=(.*)/s, 2) as [string, string]);
+  const pairs = (header: string) =>
+    header
+      .split('; ')
+      .filter(Boolean)
+      .map((pair) => pair.split(/=(.*)/s, 2) as [string, string]);
   const keep = (ref: string, response: Response) => {
     const jar = jars.get(ref) ?? new Map<string, string>();
     for (const [name, value] of pairs(cookieHeader(response))) jar.set(name, value);
@@ -57,7 +66,7 @@ export async function koaHarness(store?: RecordSessionStore) {
     async currentUser(ref: string | undefined) {
       const response = await fetch(`${url}/who`, { headers: { cookie: ref === undefined ? '' : cookieOf(ref) } });
       if (ref !== undefined) keep(ref, response);
-      return (((await response.json()) as { user: SessionUser | null }).user ?? undefined);
+      return ((await response.json()) as { user: SessionUser | null }).user ?? undefined;
     },
     advance(ms: number) {
       clock += ms;
@@ -83,7 +92,11 @@ export function shared(harness: Awaited<ReturnType<typeof koaHarness>>) {
 }
 
 /** What the binding claims over koa-session, on its real expire, touch and commit. */
-export const CLAIMS = { idleTimeout: { idleMs: policy.idleMs, renewedByUse: true }, lifetime: { maxMs: policy.maxMs }, forgery: true } as const;
+export const CLAIMS = {
+  idleTimeout: { idleMs: policy.idleMs, renewedByUse: true },
+  lifetime: { maxMs: policy.maxMs },
+  forgery: true,
+} as const;
 
 /** Cookies derived from a real one that the service never signed. */
 function forgedCookies(cookie: string): string[] {

@@ -18,7 +18,12 @@ interface EngineTypes {
 }
 
 const TYPES: Record<SqlEngine, EngineTypes> = {
-  sqlite: { keyAndTime: 'id INTEGER PRIMARY KEY AUTOINCREMENT, created_at TEXT NOT NULL,', text: 'TEXT', longText: 'TEXT', tableOptions: '' },
+  sqlite: {
+    keyAndTime: 'id INTEGER PRIMARY KEY AUTOINCREMENT, created_at TEXT NOT NULL,',
+    text: 'TEXT',
+    longText: 'TEXT',
+    tableOptions: '',
+  },
   postgres: {
     keyAndTime: 'id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, created_at TIMESTAMPTZ NOT NULL,',
     text: 'TEXT',

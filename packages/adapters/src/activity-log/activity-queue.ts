@@ -87,6 +87,7 @@ export function activityQueue(maxEntries: number, maxBytes: number): ActivityQue
  */
 export function estimatedSize(entry: ActivityEntry): number {
   let size = 256 + entry.description.length + (entry.userAgent?.length ?? 0) + entry.userId.length;
-  for (const value of Object.values(entry.details ?? {})) size += 16 + (typeof value === 'string' ? value.length : (JSON.stringify(value)?.length ?? 0));
+  for (const value of Object.values(entry.details ?? {}))
+    size += 16 + (typeof value === 'string' ? value.length : (JSON.stringify(value)?.length ?? 0));
   return size;
 }

@@ -70,7 +70,9 @@ export function openSpool(dir: string, options: SpoolOptions = {}): ActivitySpoo
   let unreadable = 0;
   if (options.adopt ?? true) {
     // Sorted by name, which starts with the creation time: the oldest entries go first.
-    for (const name of readdirSync(dir).filter((file) => file.endsWith(SUFFIX)).sort()) {
+    for (const name of readdirSync(dir)
+      .filter((file) => file.endsWith(SUFFIX))
+      .sort()) {
       const taken = adoptSegment(join(dir, name));
       if (!taken) continue;
       unreadable += taken.unreadable;

@@ -29,19 +29,24 @@ export function batchSpans(): BatchSpans {
         if (origin) links.push({ context: origin });
       }
       // From the root: the writer runs in whichever request's context first woke it.
-      return tracer.startActiveSpan('activity_log write', { attributes: { 'cotizaciones.activity.entries': batch.length }, links }, ROOT_CONTEXT, async (span) => {
-        try {
-          await run();
-        } catch (error) {
-          const code = error instanceof ActivityStoreError ? error.code : 'UNEXPECTED';
-          span.setAttribute('error.type', code);
-          span.setStatus({ code: SpanStatusCode.ERROR, message: code });
-          if (batch.length === 1 && isRefusal(error)) span.addEvent('dead-lettered', { 'error.type': code });
-          throw error;
-        } finally {
-          span.end();
-        }
-      });
+      return tracer.startActiveSpan(
+        'activity_log write',
+        { attributes: { 'cotizaciones.activity.entries': batch.length }, links },
+        ROOT_CONTEXT,
+        async (span) => {
+          try {
+            await run();
+          } catch (error) {
+            const code = error instanceof ActivityStoreError ? error.code : 'UNEXPECTED';
+            span.setAttribute('error.type', code);
+            span.setStatus({ code: SpanStatusCode.ERROR, message: code });
+            if (batch.length === 1 && isRefusal(error)) span.addEvent('dead-lettered', { 'error.type': code });
+            throw error;
+          } finally {
+            span.end();
+          }
+        },
+      );
     },
   };
 }

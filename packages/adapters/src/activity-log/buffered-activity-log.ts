@@ -142,7 +142,11 @@ export function bufferedActivityLog(store: BoundedStore, options: BufferedActivi
       // A failing reporter must not stop the writer.
     }
   };
-  const refOf = (entry: ActivityEntry): EntryRef => ({ requestId: entry.requestId, eventKey: entry.eventKey, entityId: entry.entityId.toString() });
+  const refOf = (entry: ActivityEntry): EntryRef => ({
+    requestId: entry.requestId,
+    eventKey: entry.eventKey,
+    entityId: entry.entityId.toString(),
+  });
 
   const queue = activityQueue(maxQueue, maxQueueBytes);
   const router = deadLetterRouter({
@@ -212,7 +216,11 @@ export function bufferedActivityLog(store: BoundedStore, options: BufferedActivi
     }
     const now = clock.now();
     if (options.deadLetter) {
-      void setAside(item, { code: 'QUEUE_FULL', reason: 'the activity log queue was full while the store could not take entries' }, { refused: false, bounded: true });
+      void setAside(
+        item,
+        { code: 'QUEUE_FULL', reason: 'the activity log queue was full while the store could not take entries' },
+        { refused: false, bounded: true },
+      );
       if (now - lastSpillReport >= 1_000) {
         lastSpillReport = now;
         report({ kind: 'spilled', spilled: router.counts.spilled + 1 });
@@ -285,7 +293,11 @@ export function bufferedActivityLog(store: BoundedStore, options: BufferedActivi
         // The only copy a channel that exits has (or none at all): set aside whatever the file's bound.
         const outcomes = await Promise.all(
           toSetAside.map((item) =>
-            setAside(item, { code: 'UNWRITTEN_AT_CLOSE', reason: 'the activity log closed while the store could not take entries' }, { refused: false, bounded: false }),
+            setAside(
+              item,
+              { code: 'UNWRITTEN_AT_CLOSE', reason: 'the activity log closed while the store could not take entries' },
+              { refused: false, bounded: false },
+            ),
           ),
         );
         setAsideCount = outcomes.filter((outcome) => outcome === 'kept').length;
@@ -295,7 +307,8 @@ export function bufferedActivityLog(store: BoundedStore, options: BufferedActivi
       // Lines being appended are finished, not cut: they are the only copy of their entries.
       await options.deadLetter?.close();
       counts.leftInSpool = spool?.close() ?? 0;
-      if (setAsideCount + lost + counts.leftInSpool > 0) report({ kind: 'unwritten-at-close', setAside: setAsideCount, lost, leftInSpool: counts.leftInSpool });
+      if (setAsideCount + lost + counts.leftInSpool > 0)
+        report({ kind: 'unwritten-at-close', setAside: setAsideCount, lost, leftInSpool: counts.leftInSpool });
     },
   };
 }

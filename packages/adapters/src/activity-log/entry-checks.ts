@@ -10,7 +10,7 @@ import { isInt64, isRequestId, type ActivityEntry } from '@cotizaciones/core';
  */
 export function entryCheckFailure(entry: ActivityEntry): string | undefined {
   if (entry.clientIp !== undefined && isIP(entry.clientIp) === 0) return 'client IP is not an IP address';
-  if (entry.requestId === undefined || !isRequestId(entry.requestId)) return 'request id missing or not of the service\'s pattern';
+  if (entry.requestId === undefined || !isRequestId(entry.requestId)) return "request id missing or not of the service's pattern";
   if (!isInt64(entry.entityId)) return 'entity id is not a 64-bit integer';
   return undefined;
 }

@@ -12,7 +12,9 @@ export function inMemoryActivityLogStore(): ReadableActivityLogStore {
     recent: (limit) => Promise.resolve(rows.slice(-limit).reverse()),
     storedRequestIds(requestIds) {
       const wanted = new Set(requestIds);
-      return Promise.resolve(new Set(rows.flatMap((row) => (row.request_id !== null && wanted.has(row.request_id) ? [row.request_id] : []))));
+      return Promise.resolve(
+        new Set(rows.flatMap((row) => (row.request_id !== null && wanted.has(row.request_id) ? [row.request_id] : []))),
+      );
     },
     close: () => Promise.resolve(),
   };

@@ -35,10 +35,25 @@ export interface OpenActivityLogOptions extends Omit<BufferedActivityLogOptions,
  * entries queue (and, with a spool, wait on disk).
  */
 export function openActivityLog(url: string, options: OpenActivityLogOptions = {}): OpenedActivityLog {
-  const { table, deadLetterFile: deadLetterPath, deadLetterMaxBytes, spool: spoolDir, spoolMaxBytes, adoptSpool, onConnectionError, ...buffering } = options;
+  const {
+    table,
+    deadLetterFile: deadLetterPath,
+    deadLetterMaxBytes,
+    spool: spoolDir,
+    spoolMaxBytes,
+    adoptSpool,
+    onConnectionError,
+    ...buffering
+  } = options;
   const store = url === 'memory:' ? inMemoryActivityLogStore() : lazyActivityLogStore(() => openSql(url, { table, onConnectionError }));
-  const deadLetter = deadLetterPath === undefined ? undefined : deadLetterFile(deadLetterPath, deadLetterMaxBytes === undefined ? {} : { maxBytes: deadLetterMaxBytes });
-  const spool = spoolDir === undefined ? undefined : openSpool(spoolDir, { ...(spoolMaxBytes === undefined ? {} : { maxBytes: spoolMaxBytes }), adopt: adoptSpool ?? true });
+  const deadLetter =
+    deadLetterPath === undefined
+      ? undefined
+      : deadLetterFile(deadLetterPath, deadLetterMaxBytes === undefined ? {} : { maxBytes: deadLetterMaxBytes });
+  const spool =
+    spoolDir === undefined
+      ? undefined
+      : openSpool(spoolDir, { ...(spoolMaxBytes === undefined ? {} : { maxBytes: spoolMaxBytes }), adopt: adoptSpool ?? true });
   return { log: bufferedActivityLog(store, { ...buffering, deadLetter, spool }), store, engine: sqlEngineOf(url) ?? 'memory' };
 }
 

@@ -16,7 +16,11 @@ import { NOTHING_REPLAYED, replayLines, type ReplayLine, type ReplayResult, type
  * one had written is then skipped by request id. A flock on `<file>.replay-lock` keeps two replays of
  * one file from running at once (released if the process dies).
  */
-export async function replayDeadLetterFile(path: string, store: ReplayStore, options: { signal?: AbortSignal } = {}): Promise<ReplayResult> {
+export async function replayDeadLetterFile(
+  path: string,
+  store: ReplayStore,
+  options: { signal?: AbortSignal } = {},
+): Promise<ReplayResult> {
   const lockPath = `${path}.replay-lock`;
   const lock = await lockedByNameIfFree(lockPath, 'a', 'exclusive').catch((error: unknown) => {
     if (isCode(error, 'ENOENT')) return null; // no folder: no dead-letter file either

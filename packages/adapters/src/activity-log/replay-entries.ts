@@ -36,7 +36,15 @@ export type ReplayStore = Pick<ReadableActivityLogStore, 'write' | 'storedReques
 /** How many entries are looked up in the store at once. */
 const CHUNK = 200;
 
-export const NOTHING_REPLAYED: ReplayResult = { written: 0, alreadyStored: 0, stillRefused: 0, failedChecks: 0, unreadable: 0, oversized: 0, notTried: 0 };
+export const NOTHING_REPLAYED: ReplayResult = {
+  written: 0,
+  alreadyStored: 0,
+  stillRefused: 0,
+  failedChecks: 0,
+  unreadable: 0,
+  oversized: 0,
+  notTried: 0,
+};
 
 /**
  * Writes the entries of `lines` to `store`, one at a time so one refused entry never holds back

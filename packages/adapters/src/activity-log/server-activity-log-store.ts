@@ -15,7 +15,12 @@ type Database = Record<string, Row>;
 type ServerEngine = Exclude<SqlEngine, 'sqlite'>;
 
 /** The activity log in PostgreSQL or MySQL/MariaDB through Kysely, `table` already checked. */
-export async function openServerActivityLogStore(engine: ServerEngine, url: string, table: string, options: SqlStoreOptions): Promise<SqlActivityLogStore> {
+export async function openServerActivityLogStore(
+  engine: ServerEngine,
+  url: string,
+  table: string,
+  options: SqlStoreOptions,
+): Promise<SqlActivityLogStore> {
   const db = new Kysely<Database>({ dialect: await dialectFor(engine, url, options) });
   const isRefused = engine === 'postgres' ? isPostgresRefusal : isMysqlRefusal;
   const secrets = urlSecrets(url);

@@ -89,7 +89,13 @@ export function adoptSegment(path: string): { segment: SpoolSegment; pending: Sp
 }
 
 /** What a segment's bytes hold: its entry lines in order, which are acknowledged (a prefix, and others), and how many bytes end with a whole line. */
-export function readSegment(content: Buffer): { entries: SpooledEntry[]; acknowledged: number; done: Set<number>; unreadable: number; complete: number } {
+export function readSegment(content: Buffer): {
+  entries: SpooledEntry[];
+  acknowledged: number;
+  done: Set<number>;
+  unreadable: number;
+  complete: number;
+} {
   const entries: SpooledEntry[] = [];
   const done = new Set<number>();
   let acknowledged = 0;

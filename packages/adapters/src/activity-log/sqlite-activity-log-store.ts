@@ -37,7 +37,10 @@ export async function openSqliteActivityLogStore(file: string, table: string): P
     const waiting = pending.get(reply.id);
     pending.delete(reply.id);
     if (reply.ok) waiting?.resolve(reply.result);
-    else waiting?.reject(new ActivityStoreError(isSqliteRefusal(reply.code) ? 'refused' : 'unavailable', reply.code, `SQLite: ${reply.error}`));
+    else
+      waiting?.reject(
+        new ActivityStoreError(isSqliteRefusal(reply.code) ? 'refused' : 'unavailable', reply.code, `SQLite: ${reply.error}`),
+      );
   });
   const fail = (error: Error) => {
     failure = new ActivityStoreError('unavailable', 'WORKER_STOPPED', error.message);

@@ -62,7 +62,8 @@ try {
       let result: unknown;
       if (request.op === 'write') insertAll(request.rows);
       else if (request.op === 'recent') result = (recent.all(request.limit) as Row[]).map(fromRow);
-      else if (request.op === 'requestIds') result = (requestIds.all(JSON.stringify(request.ids)) as Array<{ request_id: string }>).map((row) => row.request_id);
+      else if (request.op === 'requestIds')
+        result = (requestIds.all(JSON.stringify(request.ids)) as Array<{ request_id: string }>).map((row) => row.request_id);
       else ping.get();
       port.postMessage({ id: request.id, ok: true, result } satisfies SqliteReply);
     } catch (error) {

@@ -44,7 +44,10 @@ export async function* cappedLines(path: string, maxBytes: number): AsyncGenerat
 
   function take(piece: Buffer) {
     if (oversized > 0 || held + piece.length > maxBytes) {
-      if (oversized === 0) head = Buffer.concat([...parts, piece.subarray(0, HEAD_BYTES)]).subarray(0, HEAD_BYTES).toString('utf8');
+      if (oversized === 0)
+        head = Buffer.concat([...parts, piece.subarray(0, HEAD_BYTES)])
+          .subarray(0, HEAD_BYTES)
+          .toString('utf8');
       oversized = (oversized || held) + piece.length;
       parts = [];
       held = 0;

@@ -265,7 +265,11 @@ export class IgbinaryReader {
     if (inner >= OBJECT_SER8 && inner <= OBJECT_SER32) {
       // A Serializable's own bytes: no code of the class runs; stepped over by their length, as an incomplete object.
       this.serialized(inner);
-      return (this.slots[slot] = Object.freeze({ kind: 'object' as const, className: INCOMPLETE_CLASS, properties: new Map([[`${INCOMPLETE_CLASS}_Name`, className]]) }));
+      return (this.slots[slot] = Object.freeze({
+        kind: 'object' as const,
+        className: INCOMPLETE_CLASS,
+        properties: new Map([[`${INCOMPLETE_CLASS}_Name`, className]]),
+      }));
     }
     if (inner === ENUM_CASE) return (this.slots[slot] = Object.freeze({ kind: 'enum' as const, className, caseName: this.enumCase() }));
     throw this.fail(`unknown object inner type ${hex(inner)}`);

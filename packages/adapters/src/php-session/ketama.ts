@@ -15,7 +15,8 @@ export function ketamaPlacement<T extends MemcachedServer>(servers: readonly T[]
   if (servers.length === 1) return () => servers[0]!;
   const points: Array<{ hash: number; server: T }> = [];
   for (const server of servers) {
-    for (let index = 0; index < POINTS_PER_SERVER; index += 1) points.push({ hash: oneAtATime(`${server.host}:${server.port}-${index}`), server });
+    for (let index = 0; index < POINTS_PER_SERVER; index += 1)
+      points.push({ hash: oneAtATime(`${server.host}:${server.port}-${index}`), server });
   }
   points.sort((a, b) => a.hash - b.hash);
   return (key) => {

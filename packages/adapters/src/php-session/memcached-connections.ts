@@ -98,13 +98,19 @@ export function memcachedConnections(server: MemcachedServer, options: Memcached
     let timer: NodeJS.Timeout | undefined;
     let connection: Connection | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`memcached at ${server.host}:${server.port} did not answer within ${options.commandTimeoutMs} ms`)), options.commandTimeoutMs);
+      timer = setTimeout(
+        () => reject(new Error(`memcached at ${server.host}:${server.port} did not answer within ${options.commandTimeoutMs} ms`)),
+        options.commandTimeoutMs,
+      );
     });
     try {
       const acquiring = acquire();
       connection = await Promise.race([acquiring, timeout]).catch((error: unknown) => {
         // A connection handed over after the deadline goes back to the others.
-        acquiring.then((late) => release(late, false), () => undefined);
+        acquiring.then(
+          (late) => release(late, false),
+          () => undefined,
+        );
         throw error;
       });
       const current = connection;
@@ -146,9 +152,22 @@ export function memcachedConnections(server: MemcachedServer, options: Memcached
         // Dropped, not read: the value never crosses into this process.
         if (size > maxBytes) return { result: { kind: 'oversized', size }, drop: true };
         if (received.length < line.end + size + 2) return undefined;
-        const flags = new Map((header[2] ?? '').trim().split(' ').map((flag): [string, string] => [flag.slice(0, 1), flag.slice(1)]));
+        const flags = new Map(
+          (header[2] ?? '')
+            .trim()
+            .split(' ')
+            .map((flag): [string, string] => [flag.slice(0, 1), flag.slice(1)]),
+        );
         const value = Buffer.from(received.subarray(line.end, line.end + size));
-        return { result: { kind: 'hit', value, flags: Number(flags.get('f') ?? 0), cas: flags.get('c') ?? '0', ttlSeconds: Number(flags.get('t') ?? -1) } };
+        return {
+          result: {
+            kind: 'hit',
+            value,
+            flags: Number(flags.get('f') ?? 0),
+            cas: flags.get('c') ?? '0',
+            ttlSeconds: Number(flags.get('t') ?? -1),
+          },
+        };
       }),
     has: (key) => command(`mg ${key}\r\n`, (received) => simple(received, { HD: true, EN: false })),
     casOf: (key) =>
@@ -162,8 +181,9 @@ export function memcachedConnections(server: MemcachedServer, options: Memcached
       }),
     touch: (key, seconds) => command(`touch ${key} ${seconds}\r\n`, (received) => simple(received, { TOUCHED: true, NOT_FOUND: false })),
     cas: (key, flags, seconds, value, cas) =>
-      command(Buffer.concat([Buffer.from(`cas ${key} ${flags} ${seconds} ${value.length} ${cas}\r\n`), value, Buffer.from('\r\n')]), (received) =>
-        simple<CasReply>(received, { STORED: 'STORED', EXISTS: 'EXISTS', NOT_FOUND: 'NOT_FOUND' }),
+      command(
+        Buffer.concat([Buffer.from(`cas ${key} ${flags} ${seconds} ${value.length} ${cas}\r\n`), value, Buffer.from('\r\n')]),
+        (received) => simple<CasReply>(received, { STORED: 'STORED', EXISTS: 'EXISTS', NOT_FOUND: 'NOT_FOUND' }),
       ),
     version: () =>
       command('version\r\n', (received) => {

@@ -59,10 +59,16 @@ export function phpSettingsProblems(settings: PhpSessionSettings): PhpSettingsPr
   }
   const { activityKey, idleSeconds, touch } = settings;
   if (activityKey !== undefined && idleSeconds === undefined) {
-    problems.push({ variable: 'PHP_SESSION_IDLE_SECONDS', line: 'PHP_SESSION_IDLE_SECONDS is required with PHP_SESSION_ACTIVITY_KEY (the session-control step: set both or neither)' });
+    problems.push({
+      variable: 'PHP_SESSION_IDLE_SECONDS',
+      line: 'PHP_SESSION_IDLE_SECONDS is required with PHP_SESSION_ACTIVITY_KEY (the session-control step: set both or neither)',
+    });
   }
   if (activityKey === undefined && idleSeconds !== undefined) {
-    problems.push({ variable: 'PHP_SESSION_ACTIVITY_KEY', line: 'PHP_SESSION_ACTIVITY_KEY is required with PHP_SESSION_IDLE_SECONDS (the session-control step: set both or neither)' });
+    problems.push({
+      variable: 'PHP_SESSION_ACTIVITY_KEY',
+      line: 'PHP_SESSION_ACTIVITY_KEY is required with PHP_SESSION_IDLE_SECONDS (the session-control step: set both or neither)',
+    });
   }
   if (touch === 'activity' && settings.saveHandler === 'files') {
     problems.push({

@@ -59,7 +59,11 @@ export function phpFilesStore(options: FilesStoreOptions): PhpSaveHandlerStore {
     }
   }
 
-  const locks = sharedLocks({ maxWaiters: options.maxLockWaiters, waitMs: LOCK_WAIT_MS, ...(options.onLockWaiters ? { onWaiters: options.onLockWaiters } : {}) });
+  const locks = sharedLocks({
+    maxWaiters: options.maxLockWaiters,
+    waitMs: LOCK_WAIT_MS,
+    ...(options.onLockWaiters ? { onWaiters: options.onLockWaiters } : {}),
+  });
   const cache = readCache({ maxEntries: 10_000, maxBytes: 16 * 1024 * 1024, maxEntryBytes: 64 * 1024, racyMs: RACY_MS });
 
   /** What the file's metadata alone decides: refused, gone (GC would delete it), too large; undefined: read it. */
@@ -67,7 +71,11 @@ export function phpFilesStore(options: FilesStoreOptions): PhpSaveHandlerStore {
     if (!stat.isFile()) return { kind: 'refused', reason: 'not-a-regular-file' };
     // Stricter than PHP run as root (which accepts any owner): a service trusts only its own files.
     if (stat.uid !== BigInt(uid) && stat.uid !== 0n) {
-      return { kind: 'refused', reason: 'foreign-owner', detail: `owned by uid ${stat.uid}, the service runs as uid ${uid}: run it as the PHP user` };
+      return {
+        kind: 'refused',
+        reason: 'foreign-owner',
+        detail: `owned by uid ${stat.uid}, the service runs as uid ${uid}: run it as the PHP user`,
+      };
     }
     // PHP's GC deletes a file untouched for longer than gc_maxlifetime, whenever it runs: it is gone already.
     if (Math.floor(options.now() / 1000) - Number(stat.mtimeNs / 1_000_000_000n) > options.gcMaxLifetimeSeconds) return ABSENT;
@@ -122,15 +130,20 @@ export function phpFilesStore(options: FilesStoreOptions): PhpSaveHandlerStore {
       // A file unchanged for over RACY_MS has no write in progress: read as it is, without the lock.
       const lockedRead = locked && !changedBefore(stat, started - RACY_MS);
       if (lockedRead) {
-        const lock = await locks.take(() => tryLock(fd, 'shared'), () => {
-          const now = fstatSync(fd, { bigint: true });
-          return now.ctimeNs !== stat.ctimeNs || now.size !== stat.size;
-        });
+        const lock = await locks.take(
+          () => tryLock(fd, 'shared'),
+          () => {
+            const now = fstatSync(fd, { bigint: true });
+            return now.ctimeNs !== stat.ctimeNs || now.size !== stat.size;
+          },
+        );
         // PHP wrote meanwhile: its new version, read as any other (and waited for again if that is not final).
         if (lock === 'changed') return await readOnce(id, false);
         if (lock === 'timeout') throw new SessionUnavailableError(`a PHP request has held this session's lock for over ${LOCK_WAIT_MS} ms`);
         if (lock === 'busy') {
-          throw new SessionUnavailableError(`${options.maxLockWaiters} requests already wait on PHP's session locks`, { retryAfterSeconds: 1 });
+          throw new SessionUnavailableError(`${options.maxLockWaiters} requests already wait on PHP's session locks`, {
+            retryAfterSeconds: 1,
+          });
         }
       }
       // Read to the end, not to the size fstat saw: PHP may be writing a longer session right now.
@@ -149,7 +162,8 @@ export function phpFilesStore(options: FilesStoreOptions): PhpSaveHandlerStore {
       const bytes = chunks.length === 0 ? new Uint8Array(0) : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
       // Settled: this version's bytes (no write came between the fstat and the end of the read, which
       // would have changed the size or the change time), and a version older than RACY_MS.
-      const settled = Number(stat.size) === total && changedBefore(stat, started - RACY_MS) && fstatSync(fd, { bigint: true }).ctimeNs === stat.ctimeNs;
+      const settled =
+        Number(stat.size) === total && changedBefore(stat, started - RACY_MS) && fstatSync(fd, { bigint: true }).ctimeNs === stat.ctimeNs;
       if (settled) cache.set(id, stat, bytes, started);
       return { kind: 'data', bytes, modifiedMs: Number(stat.mtimeNs / 1_000_000n), final: settled || lockedRead };
     } catch (error) {

@@ -37,15 +37,25 @@ const ABSENT: StoredSession = { kind: 'absent' };
  */
 export function phpMemcachedStore(options: MemcachedStoreOptions): PhpSaveHandlerStore {
   const commandTimeoutMs = options.commandTimeoutMs ?? 2_000;
-  const servers = options.servers.map((server) => ({ ...server, connections: memcachedConnections(server, { commandTimeoutMs, maxConnections: 32 }) }));
+  const servers = options.servers.map((server) => ({
+    ...server,
+    connections: memcachedConnections(server, { commandTimeoutMs, maxConnections: 32 }),
+  }));
   const serverFor = ketamaPlacement(servers);
-  const locks = sharedLocks({ maxWaiters: options.maxLockWaiters, waitMs: LOCK_WAIT_MS, ...(options.onLockWaiters ? { onWaiters: options.onLockWaiters } : {}) });
+  const locks = sharedLocks({
+    maxWaiters: options.maxLockWaiters,
+    waitMs: LOCK_WAIT_MS,
+    ...(options.onLockWaiters ? { onWaiters: options.onLockWaiters } : {}),
+  });
 
   /** The session's key and its lock's, each with the server it is on; undefined if memcached could not hold it. */
   function keysOf(id: string): { data: Placed; lock: Placed } | undefined {
     const data = options.prefix + id;
     if (Buffer.byteLength(data) + 'lock.'.length > MAX_KEY_BYTES) return undefined;
-    return { data: { key: data, on: serverFor(id).connections }, lock: { key: `${options.prefix}lock.${id}`, on: serverFor(`lock.${id}`).connections } };
+    return {
+      data: { key: data, on: serverFor(id).connections },
+      lock: { key: `${options.prefix}lock.${id}`, on: serverFor(`lock.${id}`).connections },
+    };
   }
 
   async function call<T>(command: () => Promise<T>): Promise<T> {
@@ -63,7 +73,9 @@ export function phpMemcachedStore(options: MemcachedStoreOptions): PhpSaveHandle
     if (reply.kind === 'oversized') return { kind: 'refused', reason: 'oversized', detail: `${reply.size} bytes` };
     // PHP sets gc_maxlifetime at each write and touch: the expiry last moved that long before it falls.
     const modifiedMs = reply.ttlSeconds < 0 ? undefined : options.now() + reply.ttlSeconds * 1000 - options.gcMaxLifetimeSeconds * 1000;
-    return modifiedMs === undefined ? { kind: 'data', bytes: reply.value, final: true } : { kind: 'data', bytes: reply.value, final: true, modifiedMs };
+    return modifiedMs === undefined
+      ? { kind: 'data', bytes: reply.value, final: true }
+      : { kind: 'data', bytes: reply.value, final: true, modifiedMs };
   }
 
   async function read(id: string): Promise<StoredSession> {
@@ -78,7 +90,8 @@ export function phpMemcachedStore(options: MemcachedStoreOptions): PhpSaveHandle
       async () => (await data.on.casOf(data.key)) !== cas,
     );
     if (waited === 'timeout') throw new SessionUnavailableError(`a PHP request has held this session's lock for over ${LOCK_WAIT_MS} ms`);
-    if (waited === 'busy') throw new SessionUnavailableError(`${options.maxLockWaiters} requests already wait on PHP's session locks`, { retryAfterSeconds: 1 });
+    if (waited === 'busy')
+      throw new SessionUnavailableError(`${options.maxLockWaiters} requests already wait on PHP's session locks`, { retryAfterSeconds: 1 });
     // PHP's request is done, or wrote its version: read that.
     return readData(data);
   }

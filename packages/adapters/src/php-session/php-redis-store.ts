@@ -80,7 +80,9 @@ export function phpRedisStore(options: RedisStoreOptions): PhpSaveHandlerStore {
       // PHP writes with SETEX gc_maxlifetime: the expiry was last moved gc_maxlifetime before it falls.
       // A key without one (TTL -1) says nothing: it is touched.
       // A Redis value is written whole: always final.
-      return ttlMs < 0 ? { kind: 'data', bytes, final: true } : { kind: 'data', bytes, final: true, modifiedMs: options.now() + ttlMs - options.gcMaxLifetimeSeconds * 1000 };
+      return ttlMs < 0
+        ? { kind: 'data', bytes, final: true }
+        : { kind: 'data', bytes, final: true, modifiedMs: options.now() + ttlMs - options.gcMaxLifetimeSeconds * 1000 };
     },
     async touchExpiry(id, modifiedMs) {
       if (!expiryDue(modifiedMs, options.now(), options.gcMaxLifetimeSeconds)) return;

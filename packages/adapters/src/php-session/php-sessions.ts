@@ -1,4 +1,12 @@
-import { controlledSession, SessionUnavailableError, toSessionUser, type Session, type SessionCheck, type SessionControl, type SessionUser } from '@cotizaciones/core';
+import {
+  controlledSession,
+  SessionUnavailableError,
+  toSessionUser,
+  type Session,
+  type SessionCheck,
+  type SessionControl,
+  type SessionUser,
+} from '@cotizaciones/core';
 import { locksAvailable } from '../fs/flock.js';
 import { phpFilesStore } from './php-files-store.js';
 import { phpSettingsProblems, type PhpSessionSettings } from './options.js';
@@ -122,7 +130,10 @@ export function phpSessions(options: PhpSessionsOptions): PhpSessionStore {
     // A user key of another shape is most likely a misconfiguration: said once, never with the value.
     if (!user && !shapeReported) {
       shapeReported = true;
-      report({ kind: 'user-shape', detail: `"${userKey}" holds ${shapeOf(value)}: expected an array or object with "id", or the id itself (a positive integer or a string of digits)` });
+      report({
+        kind: 'user-shape',
+        detail: `"${userKey}" holds ${shapeOf(value)}: expected an array or object with "id", or the id itself (a positive integer or a string of digits)`,
+      });
     }
     return user;
   }
@@ -152,7 +163,12 @@ export function phpSessions(options: PhpSessionsOptions): PhpSessionStore {
     return Buffer.concat([bytes.subarray(0, span.start), encodeInt(nowSeconds, format), bytes.subarray(span.end)]);
   }
 
-  async function touchSession(id: string, { session, modifiedMs }: { session: DecodedPhpSession; modifiedMs: number | undefined }, userId: string, nowSeconds: number): Promise<void> {
+  async function touchSession(
+    id: string,
+    { session, modifiedMs }: { session: DecodedPhpSession; modifiedMs: number | undefined },
+    userId: string,
+    nowSeconds: number,
+  ): Promise<void> {
     try {
       if (touch === 'expiry') await store.touchExpiry(id, modifiedMs);
       else if (touch === 'activity' && store.rewrite) {

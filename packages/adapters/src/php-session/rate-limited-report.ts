@@ -2,7 +2,11 @@
  * A report that may come on every request: said at most once per `everyMs` per kind, with how many
  * were not said. The report is made only when it is said.
  */
-export function rateLimitedReport<P extends { readonly unreported?: number }>(report: (problem: P) => void, everyMs: number, now: () => number): (kind: string, problem: () => P) => void {
+export function rateLimitedReport<P extends { readonly unreported?: number }>(
+  report: (problem: P) => void,
+  everyMs: number,
+  now: () => number,
+): (kind: string, problem: () => P) => void {
   const last = new Map<string, { at: number; unreported: number }>();
   return (kind, problem) => {
     const at = now();

@@ -23,13 +23,24 @@ export interface ReadCache {
   delete(id: string): void;
 }
 
-const sameVersion = (a: FileVersion, b: FileVersion) => a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
+const sameVersion = (a: FileVersion, b: FileVersion) =>
+  a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
 
 /**
  * The sessions read lately, by id, bounded in entries and bytes (least recently used out first), so
  * a request whose session PHP has not rewritten since costs one `lstat`, not an open, read and close.
  */
-export function readCache({ maxEntries, maxBytes, maxEntryBytes, racyMs }: { maxEntries: number; maxBytes: number; maxEntryBytes: number; racyMs: number }): ReadCache {
+export function readCache({
+  maxEntries,
+  maxBytes,
+  maxEntryBytes,
+  racyMs,
+}: {
+  maxEntries: number;
+  maxBytes: number;
+  maxEntryBytes: number;
+  racyMs: number;
+}): ReadCache {
   const entries = new Map<string, Cached>();
   let bytes = 0;
   const remove = (id: string) => {

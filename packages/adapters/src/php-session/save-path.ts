@@ -32,7 +32,8 @@ export function parseFilesSavePath(text: string): FilesSavePath {
 }
 
 export function parseRedisSavePath(text: string): RedisSavePath {
-  if (text.includes(',')) throw new Error('several Redis servers (phpredis spreads sessions across them by weight) are not supported: give one');
+  if (text.includes(','))
+    throw new Error('several Redis servers (phpredis spreads sessions across them by weight) are not supported: give one');
   let url: URL;
   try {
     url = new URL(text);
@@ -55,7 +56,9 @@ export function parseRedisSavePath(text: string): RedisSavePath {
       else if (first !== undefined && second === undefined) result.password = first;
       else throw new Error('auth[] takes a password or a user and a password');
     } else if (name === 'compression') {
-      throw new Error('compression is not supported: the service reads the serialized bytes PHP writes (leave redis.session.compression at none)');
+      throw new Error(
+        'compression is not supported: the service reads the serialized bytes PHP writes (leave redis.session.compression at none)',
+      );
     } else if (!IGNORED_REDIS_PARAMS.has(name)) throw new Error(`the parameter "${name}" is not supported`);
   }
   if (url.username || url.password) throw new Error('phpredis takes credentials as ?auth=…, not in the address');
@@ -84,11 +87,15 @@ export interface MemcachedServer {
  * does not weigh servers.
  */
 export function parseMemcachedSavePath(text: string): MemcachedServer[] {
-  if (/^(PERSISTENT=|--)/.test(text.trim())) throw new Error('libmemcached options ("PERSISTENT=…", "--SERVER=…") are not supported: list the servers as host:port,host:port');
+  if (/^(PERSISTENT=|--)/.test(text.trim()))
+    throw new Error('libmemcached options ("PERSISTENT=…", "--SERVER=…") are not supported: list the servers as host:port,host:port');
   return text.split(',').map((entry) => {
     const match = /^([A-Za-z0-9.-]+)(?::(\d{1,5}))?(?::(\d{1,5}))?$/.exec(entry.trim());
     const port = Number(match?.[2] ?? 11211);
-    if (!match || port < 1 || port > 65535) throw new Error(`"${entry.trim()}" is not a memcached server: expected host:port[:weight] (a socket path or an IPv6 address is not supported)`);
+    if (!match || port < 1 || port > 65535)
+      throw new Error(
+        `"${entry.trim()}" is not a memcached server: expected host:port[:weight] (a socket path or an IPv6 address is not supported)`,
+      );
     return { host: match[1]!, port };
   });
 }

@@ -21,7 +21,12 @@ const utf8 = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
  * just those top-level keys are built: every other value is checked by the same
  * rules and stepped over, building nothing.
  */
-export function decodePhpSession(bytes: Uint8Array, format: PhpSessionFormat, limits?: PhpDecodeLimits, only?: ReadonlySet<string>): DecodedPhpSession {
+export function decodePhpSession(
+  bytes: Uint8Array,
+  format: PhpSessionFormat,
+  limits?: PhpDecodeLimits,
+  only?: ReadonlySet<string>,
+): DecodedPhpSession {
   const spans = new Map<string, { start: number; end: number }>();
   const wanted = (key: string) => only === undefined || only.has(key);
   if (format === 'igbinary') {

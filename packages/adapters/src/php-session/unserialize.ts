@@ -224,7 +224,9 @@ export class PhpReader {
     const built = this.slots[id - 1];
     // Objects start with O, C or E, or are r: to one (checked when that r: was read).
     const isObject =
-      built !== undefined ? typeof built === 'object' && built !== null && !(built instanceof Map) : [0x4f, 0x43, 0x45, 0x72].includes(this.bytes[this.starts[id - 1] ?? -1] ?? 0);
+      built !== undefined
+        ? typeof built === 'object' && built !== null && !(built instanceof Map)
+        : [0x4f, 0x43, 0x45, 0x72].includes(this.bytes[this.starts[id - 1] ?? -1] ?? 0);
     if (!isObject) throw this.fail(`r:${id} must point at an object`);
   }
 
@@ -255,7 +257,10 @@ export class PhpReader {
   }
 
   /** A top-level array (php_serialize), telling where each element's value bytes are; `build` says which elements to build. */
-  topLevelArray(onElement: (key: PhpKey, start: number, end: number) => void, build: (key: PhpKey) => boolean = () => true): Map<PhpKey, PhpValue> {
+  topLevelArray(
+    onElement: (key: PhpKey, start: number, end: number) => void,
+    build: (key: PhpKey) => boolean = () => true,
+  ): Map<PhpKey, PhpValue> {
     this.count1();
     const slot = this.takeSlot(0);
     return this.array(0, (value) => (this.slots[slot] = value), onElement, build);
@@ -313,7 +318,11 @@ export class PhpReader {
     const end = this.pos + length;
     if (end >= this.length || this.bytes[end] !== CLOSE) throw this.fail(`a ${length}-byte C: payload does not end where it says`);
     this.pos = end + 1;
-    return Object.freeze({ kind: 'object' as const, className: INCOMPLETE_CLASS, properties: new Map([[`${INCOMPLETE_CLASS}_Name`, className]]) });
+    return Object.freeze({
+      kind: 'object' as const,
+      className: INCOMPLETE_CLASS,
+      properties: new Map([[`${INCOMPLETE_CLASS}_Name`, className]]),
+    });
   }
 
   private enumCase(): PhpValue {
@@ -538,7 +547,8 @@ export class PhpReader {
 
   /** The type byte and the separator after it (`i:`, `N;`…). */
   private expect2(first: number, second: number): void {
-    if (this.bytes[this.pos] !== first || this.bytes[this.pos + 1] !== second) throw this.fail(`expected ${JSON.stringify(String.fromCharCode(first, second))}`);
+    if (this.bytes[this.pos] !== first || this.bytes[this.pos + 1] !== second)
+      throw this.fail(`expected ${JSON.stringify(String.fromCharCode(first, second))}`);
     this.pos += 2;
   }
 
@@ -551,7 +561,8 @@ export class PhpReader {
 /** The limits with their defaults, the depth kept below {@link SKIPPED}; data larger than `maxBytes` is refused. */
 export function limitsFor(bytes: Uint8Array, limits: PhpDecodeLimits): Required<PhpDecodeLimits> {
   const merged = { ...DEFAULT_LIMITS, ...limits };
-  if (bytes.length > merged.maxBytes) throw new PhpSessionDecodeError(`data of ${bytes.length} bytes exceeds the ${merged.maxBytes}-byte limit`, 0);
+  if (bytes.length > merged.maxBytes)
+    throw new PhpSessionDecodeError(`data of ${bytes.length} bytes exceeds the ${merged.maxBytes}-byte limit`, 0);
   return { ...merged, maxDepth: Math.min(merged.maxDepth, SKIPPED - 1) };
 }
 

@@ -7,7 +7,15 @@ export { serviceUrls, type ServiceUrls } from './service-urls.js';
 export { missing, servicesRequired } from './missing-service.js';
 export { startStubTokenEndpoint, type StubTokenEndpoint, type TokenRequest } from './stub-token-endpoint.js';
 export { testTokenSource, type TokenSourceHarness } from './token-source-contract.js';
-export { forClaim, required, type ActivityLogClaims, type SessionClaims, type SessionStoreClaims, type TokenSourceClaims, type UpstreamClaims } from './claims.js';
+export {
+  forClaim,
+  required,
+  type ActivityLogClaims,
+  type SessionClaims,
+  type SessionStoreClaims,
+  type TokenSourceClaims,
+  type UpstreamClaims,
+} from './claims.js';
 export { dropTable } from './drop-table.js';
 export { runSql } from './run-sql.js';
 export { oldActivityTableSql } from './old-activity-table.js';

@@ -25,7 +25,20 @@ export function memcachedProcess(port: number, extraArgs: readonly string[] = []
     port,
     address: `127.0.0.1:${port}`,
     async start() {
-      const started = spawnSync('memcached', ['-p', String(port), '-l', '127.0.0.1', '-U', '0', '-d', '-u', 'root', '-P', pidFile, ...extraArgs]);
+      const started = spawnSync('memcached', [
+        '-p',
+        String(port),
+        '-l',
+        '127.0.0.1',
+        '-U',
+        '0',
+        '-d',
+        '-u',
+        'root',
+        '-P',
+        pidFile,
+        ...extraArgs,
+      ]);
       if (started.status !== 0) throw new Error(`memcached did not start on ${port}: ${started.stderr.toString()}`);
       // A run that dies before its afterAll must not leave the daemon running.
       process.once('exit', kill);

@@ -27,13 +27,18 @@ export async function freePort(): Promise<number> {
 
 /** `-d` flags for PHP's session ini (quoted: `;` starts a comment in ini syntax, and save paths contain it). */
 export function iniFlags(ini: Record<string, string>): string[] {
-  return Object.entries({ 'session.gc_probability': '0', 'session.use_strict_mode': '1', ...ini }).flatMap(([key, value]) => ['-d', `${key}="${value}"`]);
+  return Object.entries({ 'session.gc_probability': '0', 'session.use_strict_mode': '1', ...ini }).flatMap(([key, value]) => [
+    '-d',
+    `${key}="${value}"`,
+  ]);
 }
 
 /** `php -S` serving the fixture pages with the given session ini: the PHP app whose sessions the adapter reads. */
 export async function phpServer(ini: Record<string, string>) {
   const port = await freePort();
-  const child: ChildProcess = spawn('php', [...iniFlags(ini), '-S', `127.0.0.1:${port}`, '-t', phpFixtures], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child: ChildProcess = spawn('php', [...iniFlags(ini), '-S', `127.0.0.1:${port}`, '-t', phpFixtures], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   // A run that dies before its afterAll must not leave PHP listening.
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
@@ -56,7 +61,10 @@ export async function phpServer(ini: Record<string, string>) {
       const response = await fetch(`${base}/${path}`, { signal: AbortSignal.timeout(10_000), ...(cookie ? { headers: { cookie } } : {}) });
       const text = await response.text();
       if (!response.ok) throw new Error(`${path}: ${response.status} ${text}`);
-      const setCookie = response.headers.getSetCookie().filter((line) => line.startsWith('PHPSESSID=')).at(-1);
+      const setCookie = response.headers
+        .getSetCookie()
+        .filter((line) => line.startsWith('PHPSESSID='))
+        .at(-1);
       return { body: JSON.parse(text) as T, cookie: setCookie?.split(';')[0] };
     },
     get errors() {

@@ -16,7 +16,9 @@ export function redisProcess(port: number, extraArgs: readonly string[] = []) {
   return {
     url: `redis://127.0.0.1:${port}`,
     async start() {
-      child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...extraArgs], { stdio: 'ignore' });
+      child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...extraArgs], {
+        stdio: 'ignore',
+      });
       // A run that dies before its afterAll must not leave the server running.
       const started = child;
       process.once('exit', () => started.kill('SIGKILL'));

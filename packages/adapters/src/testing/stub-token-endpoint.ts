@@ -31,7 +31,11 @@ export async function startStubTokenEndpoint(): Promise<StubTokenEndpoint> {
           return;
         }
         issued += 1;
-        const token = { access_token: `token-${issued}`, token_type: 'Bearer', ...(settings.expiresIn === undefined ? {} : { expires_in: settings.expiresIn }) };
+        const token = {
+          access_token: `token-${issued}`,
+          token_type: 'Bearer',
+          ...(settings.expiresIn === undefined ? {} : { expires_in: settings.expiresIn }),
+        };
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(token));
       };
       if (settings.delayMs) setTimeout(answer, settings.delayMs);

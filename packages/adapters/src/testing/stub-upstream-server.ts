@@ -45,7 +45,13 @@ export async function startStubUpstream(): Promise<StubUpstreamServer> {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const request = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), remotePort: req.socket.remotePort };
+      const request = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        remotePort: req.socket.remotePort,
+      };
       received.push(request);
       const answer = script(request);
       const delayMs = 'delayMs' in answer ? (answer.delayMs ?? 0) : 0;

@@ -61,7 +61,11 @@ export function testTokenSource(name: string, createHarness: () => Promise<Token
 
       it('answers undefined, or fails only with TokenUnavailableError, when it cannot refresh', async () => {
         const { source, user } = harness.unavailable;
-        const outcome = await required(source, 'refresh', 'refresh')(user, 'rejected-token').then(
+        const outcome = await required(
+          source,
+          'refresh',
+          'refresh',
+        )(user, 'rejected-token').then(
           (token) => ({ token }),
           (error: unknown) => ({ error }),
         );

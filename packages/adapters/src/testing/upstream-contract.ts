@@ -56,11 +56,18 @@ export function testUpstream(name: string, createHarness: () => Promise<Upstream
     });
     afterEach(() => harness.close());
 
-    const request = { path: '/api/cotizaciones/update', payload: { id: '12', field: 'estado', value: 'ñandú ✓' }, token: 'tok-123', idempotencyKey: 'cli-20261125T010000000Z-a1b2c3:0df29df95b8214332be3d385f8085118:1' };
+    const request = {
+      path: '/api/cotizaciones/update',
+      payload: { id: '12', field: 'estado', value: 'ñandú ✓' },
+      token: 'tok-123',
+      idempotencyKey: 'cli-20261125T010000000Z-a1b2c3:0df29df95b8214332be3d385f8085118:1',
+    };
 
     it('delivers the path, the JSON payload, the token and the idempotency key, once', async () => {
       await harness.upstream.post(request);
-      expect(harness.delivered()).toEqual([{ path: request.path, payload: request.payload, token: 'tok-123', idempotencyKey: request.idempotencyKey }]);
+      expect(harness.delivered()).toEqual([
+        { path: request.path, payload: request.payload, token: 'tok-123', idempotencyKey: request.idempotencyKey },
+      ]);
     });
 
     it('returns the status and the parsed body', async () => {
@@ -90,7 +97,9 @@ export function testUpstream(name: string, createHarness: () => Promise<Upstream
     ])('fails with invalid-body on %s, naming the HTTP status', async (_, scenario) => {
       harness.answer(scenario);
       await expect(harness.upstream.post(request)).rejects.toSatisfy(isUpstreamError('invalid-body'));
-      await expect(harness.upstream.post(request)).rejects.toThrow(`upstream answered HTTP ${'status' in scenario ? scenario.status : 200} with a body that is not JSON`);
+      await expect(harness.upstream.post(request)).rejects.toThrow(
+        `upstream answered HTTP ${'status' in scenario ? scenario.status : 200} with a body that is not JSON`,
+      );
     });
 
     it.each([

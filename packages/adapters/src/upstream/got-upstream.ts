@@ -1,7 +1,13 @@
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import got, { RequestError, TimeoutError } from 'got';
-import { DEFAULT_MAX_RESPONSE_BYTES, parseUpstreamBody, upstreamConnectionError, upstreamTooLarge, UpstreamError } from '@cotizaciones/core';
+import {
+  DEFAULT_MAX_RESPONSE_BYTES,
+  parseUpstreamBody,
+  upstreamConnectionError,
+  upstreamTooLarge,
+  UpstreamError,
+} from '@cotizaciones/core';
 import { traceHeaders } from './trace-headers.js';
 import type { ClosableUpstream, UpstreamClientOptions } from './upstream-client-options.js';
 

@@ -1,5 +1,13 @@
 import { Pool, errors } from 'undici';
-import { DEFAULT_MAX_RESPONSE_BYTES, parseUpstreamBody, upstreamConnectionError, upstreamTooLarge, UpstreamError, type UpstreamRequest, type UpstreamReply } from '@cotizaciones/core';
+import {
+  DEFAULT_MAX_RESPONSE_BYTES,
+  parseUpstreamBody,
+  upstreamConnectionError,
+  upstreamTooLarge,
+  UpstreamError,
+  type UpstreamRequest,
+  type UpstreamReply,
+} from '@cotizaciones/core';
 import type { ClosableUpstream, UpstreamClientOptions } from './upstream-client-options.js';
 import { Deadline } from './deadline.js';
 import { traceHeaders } from './trace-headers.js';
@@ -83,7 +91,11 @@ async function readBounded(body: AsyncIterable<Buffer> & { destroy(): void }, ma
 
 function asUpstreamError(error: unknown): Error {
   if (error instanceof UpstreamError) return error;
-  if (error instanceof errors.HeadersTimeoutError || error instanceof errors.BodyTimeoutError || error instanceof errors.ConnectTimeoutError) {
+  if (
+    error instanceof errors.HeadersTimeoutError ||
+    error instanceof errors.BodyTimeoutError ||
+    error instanceof errors.ConnectTimeoutError
+  ) {
     return new UpstreamError('timeout', error.message);
   }
   if (error instanceof errors.UndiciError || (error instanceof Error && 'code' in error)) {

@@ -5,7 +5,15 @@ import { phpAvailable, phpFixtures } from '../../src/testing/php-server.js';
 import { testSeed } from '../../src/testing/test-seed.js';
 import { missing } from '../../src/testing/index.js';
 
-type Canon = null | boolean | { i: string } | { d: string } | { s: string } | { a: [Canon, Canon][] } | { o: string; p: [Canon, Canon][] } | { e: string };
+type Canon =
+  | null
+  | boolean
+  | { i: string }
+  | { d: string }
+  | { s: string }
+  | { a: [Canon, Canon][] }
+  | { o: string; p: [Canon, Canon][] }
+  | { e: string };
 interface GeneratedLine {
   n: number;
   php: { data: string; canon: Canon };
@@ -51,7 +59,10 @@ describe.skipIf(missing('php', phpAvailable()))('PHP session decoder against PHP
         // Each key built alone, every other value stepped over (as the service reads a session): the same value.
         expect(decodePhpSession(bytes, format, undefined, new Set()).vars.size).toBe(0);
         for (const [key, value] of (canon as { a: [Canon, Canon][] }).a) {
-          const name = 's' in (key as object) ? new TextDecoder('utf-8', { ignoreBOM: true }).decode(Buffer.from((key as { s: string }).s, 'hex')) : (key as { i: string }).i;
+          const name =
+            's' in (key as object)
+              ? new TextDecoder('utf-8', { ignoreBOM: true }).decode(Buffer.from((key as { s: string }).s, 'hex'))
+              : (key as { i: string }).i;
           const alone = decodePhpSession(bytes, format, undefined, new Set([name])).vars;
           expect(differ(value, alone.get(name) ?? null, `session ${line.n}, ${name} alone`), `seed ${seed}, ${format}`).toBeUndefined();
         }
@@ -90,7 +101,11 @@ function differ(expected: Canon, value: PhpValue, path: string): string | undefi
     return value === text ? undefined : fail(JSON.stringify(value));
   }
   if ('e' in expected) {
-    return typeof value === 'object' && value !== null && !(value instanceof Map) && value.kind === 'enum' && `${value.className}:${value.caseName}` === expected.e
+    return typeof value === 'object' &&
+      value !== null &&
+      !(value instanceof Map) &&
+      value.kind === 'enum' &&
+      `${value.className}:${value.caseName}` === expected.e
       ? undefined
       : fail('not that enum');
   }

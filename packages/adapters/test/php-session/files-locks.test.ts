@@ -23,7 +23,13 @@ describe("PHP files sessions: PHP's lock without a process, bounded", () => {
     writeFileSync(join(dir, `sess_${user}`), SIGNED_IN);
     // The clock two seconds on: both files look unchanged for that long.
     const problems: PhpSessionProblem[] = [];
-    const sessions = phpSessions({ saveHandler: 'files', savePath: dir, touch: 'none', now: () => Date.now() + 2_000, onProblem: (problem) => problems.push(problem) });
+    const sessions = phpSessions({
+      saveHandler: 'files',
+      savePath: dir,
+      touch: 'none',
+      now: () => Date.now() + 2_000,
+      onProblem: (problem) => problems.push(problem),
+    });
     // A PHP request holds the empty session open: waiting for its lock would take the whole wait, then fail.
     const php = holdAsPhp(join(dir, `sess_${empty}`));
     const spawns = countSpawns();
@@ -62,9 +68,16 @@ describe("PHP files sessions: PHP's lock without a process, bounded", () => {
     const id = 'b'.repeat(26);
     writeFileSync(join(dir, `sess_${id}`), 'user|a:1:{s:2:"id";');
     const problems: PhpSessionProblem[] = [];
-    const sessions = phpSessions({ saveHandler: 'files', savePath: dir, now: () => Date.now() + 2_000, onProblem: (problem) => problems.push(problem) });
+    const sessions = phpSessions({
+      saveHandler: 'files',
+      savePath: dir,
+      now: () => Date.now() + 2_000,
+      onProblem: (problem) => problems.push(problem),
+    });
     const php = holdAsPhp(join(dir, `sess_${id}`));
-    expect(await Promise.all(Array.from({ length: 8 }, () => sessions.sessionFor(`PHPSESSID=${id}`).currentUser()))).toEqual(Array.from({ length: 8 }, () => undefined));
+    expect(await Promise.all(Array.from({ length: 8 }, () => sessions.sessionFor(`PHPSESSID=${id}`).currentUser()))).toEqual(
+      Array.from({ length: 8 }, () => undefined),
+    );
     expect(problems.map((problem) => problem.kind)).toEqual(['undecodable']);
     php[Symbol.dispose]();
   });
@@ -110,7 +123,14 @@ describe("PHP files sessions: PHP's lock without a process, bounded", () => {
     writeFileSync(file, '');
     const createdMs = statSync(file).ctimeMs;
     let mostWaiting = 0;
-    const sessions = phpSessions({ saveHandler: 'files', savePath: dir, touch: 'none', lockWaiters: 2, now: () => createdMs, onLockWaiters: (count) => (mostWaiting = Math.max(mostWaiting, count)) });
+    const sessions = phpSessions({
+      saveHandler: 'files',
+      savePath: dir,
+      touch: 'none',
+      lockWaiters: 2,
+      now: () => createdMs,
+      onLockWaiters: (count) => (mostWaiting = Math.max(mostWaiting, count)),
+    });
     const php = holdAsPhp(file);
     const { answers, turnedAway } = await askUntilTurnedAway(sessions, id, 5, 3);
     expect(turnedAway).toHaveLength(3);

@@ -85,7 +85,9 @@ describe.skipIf(missing('php', phpAvailable()))('PHP sessions in files, written 
         const adapter = sessions();
         const user = await adapter.sessionFor(`theme=dark; ${cookie}`).currentUser();
         expect(user).toMatchObject(SIGNED_IN);
-        expect((user as unknown as { roles: Record<string, unknown> }).roles).toEqual(Object.assign(Object.create(null) as object, { 0: 'admin' }));
+        expect((user as unknown as { roles: Record<string, unknown> }).roles).toEqual(
+          Object.assign(Object.create(null) as object, { 0: 'admin' }),
+        );
 
         await php.get('session.php?action=signout', cookie);
         expect(await adapter.sessionFor(cookie).currentUser()).toBeUndefined();
@@ -110,7 +112,8 @@ describe.skipIf(missing('php', phpAvailable()))('PHP sessions in files, written 
       it('moves the file modification time PHP sees (expiry touch), and a file past gc_maxlifetime is absent', async () => {
         const { cookie } = await php.get('session.php?action=signin&id=8');
         const id = cookie!.split('=')[1]!;
-        const mtime = async () => (await php.get<{ mtime: number }>(`expiry.php?handler=files&dir=${encodeURIComponent(dirname(fileOf(id)))}&id=${id}`)).body.mtime;
+        const mtime = async () =>
+          (await php.get<{ mtime: number }>(`expiry.php?handler=files&dir=${encodeURIComponent(dirname(fileOf(id)))}&id=${id}`)).body.mtime;
         const past = Math.floor(Date.now() / 1000) - 600;
         await utimes(fileOf(id), past, past);
         expect(await mtime()).toBe(past);
@@ -124,7 +127,7 @@ describe.skipIf(missing('php', phpAvailable()))('PHP sessions in files, written 
         expect(await mtime()).toBe(past);
       });
 
-      it('moves it at most once a minute (PHP\'s GC counts in minutes): a file modified lately is left alone', async () => {
+      it("moves it at most once a minute (PHP's GC counts in minutes): a file modified lately is left alone", async () => {
         const { cookie } = await php.get('session.php?action=signin&id=9');
         const id = cookie!.split('=')[1]!;
         const mtimeMs = async () => Math.round((await stat(fileOf(id))).mtimeMs);
@@ -148,15 +151,24 @@ describe.skipIf(missing('php', phpAvailable()))('PHP sessions in files, written 
       const { cookie } = await php.get('session.php?action=signin&id=11');
       const id = cookie!.split('=')[1]!;
       const stopFile = join(php.dir, 'stop-writer');
-      const writer = spawn('php', [...iniFlags({ 'session.save_handler': 'files', 'session.save_path': php.dir }), `${phpFixtures}writer.php`, id, stopFile], {
-        stdio: ['ignore', 'pipe', 'inherit'],
-      });
+      const writer = spawn(
+        'php',
+        [...iniFlags({ 'session.save_handler': 'files', 'session.save_path': php.dir }), `${phpFixtures}writer.php`, id, stopFile],
+        {
+          stdio: ['ignore', 'pipe', 'inherit'],
+        },
+      );
       // Listened for from the start: the writer may end on its own (its safety deadline) before it is told to.
       const exited = once(writer, 'exit');
       let output = '';
       writer.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
       const problems: PhpSessionProblem[] = [];
-      const adapter = phpSessions({ saveHandler: 'files', savePath: php.dir, touch: 'none', onProblem: (problem) => problems.push(problem) });
+      const adapter = phpSessions({
+        saveHandler: 'files',
+        savePath: php.dir,
+        touch: 'none',
+        onProblem: (problem) => problems.push(problem),
+      });
       // Once PHP is writing (the counter appears), read as fast as possible.
       while ((await counterOf(php.dir, id)) === 0) {
         const user = await adapter.sessionFor(cookie).currentUser();
@@ -195,15 +207,24 @@ describe.skipIf(missing('php', phpAvailable()))('PHP sessions in files, written 
       return { holder, exited };
     };
 
-    it('a half-written file is read again under PHP\'s lock: the write is waited for, never answered as signed out', async () => {
+    it("a half-written file is read again under PHP's lock: the write is waited for, never answered as signed out", async () => {
       const id = 'f'.repeat(26);
       const file = join(php.dir, `sess_${id}`);
       await writeFile(file, 'user|a:1:{s:2:"id";i:6;}');
       const partial = 'user|a:1:{s:2:"id";';
       // A PHP request's write, stretched: truncated and half written, the lock held 300 ms, then the rest.
-      const { exited } = await holdLock(file, `printf '%s' '${partial}' > ${file}; sleep 0.3; printf '%s' 'user|a:1:{s:2:"id";i:7;}' > ${file}`, async () => (await readFile(file, 'utf8')) === partial);
+      const { exited } = await holdLock(
+        file,
+        `printf '%s' '${partial}' > ${file}; sleep 0.3; printf '%s' 'user|a:1:{s:2:"id";i:7;}' > ${file}`,
+        async () => (await readFile(file, 'utf8')) === partial,
+      );
       const problems: PhpSessionProblem[] = [];
-      const adapter = phpSessions({ saveHandler: 'files', savePath: php.dir, touch: 'none', onProblem: (problem) => problems.push(problem) });
+      const adapter = phpSessions({
+        saveHandler: 'files',
+        savePath: php.dir,
+        touch: 'none',
+        onProblem: (problem) => problems.push(problem),
+      });
       expect(await adapter.sessionFor(`PHPSESSID=${id}`).currentUser()).toMatchObject({ id: '7' });
       expect(problems).toEqual([]);
       await exited;
@@ -233,7 +254,12 @@ describe.skipIf(missing('php', phpAvailable()))('PHP sessions in files, written 
       // Where "../../etc/passwd", a 21-character id and a non-alphabet id would lead if used.
       await mkdir(join(php.dir, 'sess_..'));
       await mkdir(join(php.dir, 'etc'));
-      const planted = [join(php.dir, 'etc', 'passwd'), join(php.dir, `sess_${'a'.repeat(21)}`), join(php.dir, `sess_${'a'.repeat(25)}.b`), join(php.dir, `sess_${'a'.repeat(26)} `)];
+      const planted = [
+        join(php.dir, 'etc', 'passwd'),
+        join(php.dir, `sess_${'a'.repeat(21)}`),
+        join(php.dir, `sess_${'a'.repeat(25)}.b`),
+        join(php.dir, `sess_${'a'.repeat(26)} `),
+      ];
       for (const file of planted) {
         await writeFile(file, data);
         await utimes(file, past, past);
@@ -241,7 +267,15 @@ describe.skipIf(missing('php', phpAvailable()))('PHP sessions in files, written 
       const listing = async () => (await readdir(php.dir, { recursive: true })).sort();
       const before = await listing();
       const adapter = phpSessions({ saveHandler: 'files', savePath: php.dir });
-      for (const id of ['../../etc/passwd', 'a'.repeat(21), `${'a'.repeat(25)}.b`, `${'a'.repeat(26)} `, 'x'.repeat(300), `${'a'.repeat(26)}%00`, '%2e%2e%2fetc%2fpasswd']) {
+      for (const id of [
+        '../../etc/passwd',
+        'a'.repeat(21),
+        `${'a'.repeat(25)}.b`,
+        `${'a'.repeat(26)} `,
+        'x'.repeat(300),
+        `${'a'.repeat(26)}%00`,
+        '%2e%2e%2fetc%2fpasswd',
+      ]) {
         expect(await adapter.sessionFor(`PHPSESSID=${encodeURIComponent(id)}`).currentUser(), id).toBeUndefined();
         expect(await adapter.sessionFor(`PHPSESSID=${id}`).currentUser(), id).toBeUndefined();
       }
@@ -268,7 +302,12 @@ describe.skipIf(missing('php', phpAvailable()))('PHP sessions in files, written 
 
     it('an undecodable, empty or oversized file is no user, reported by hash', async () => {
       const problems: PhpSessionProblem[] = [];
-      const adapter = phpSessions({ saveHandler: 'files', savePath: php.dir, maxBytes: 64, onProblem: (problem) => problems.push(problem) });
+      const adapter = phpSessions({
+        saveHandler: 'files',
+        savePath: php.dir,
+        maxBytes: 64,
+        onProblem: (problem) => problems.push(problem),
+      });
       const cases = { U: 'user|a:1:{s:2:"id";i:1;', E: '', O: `user|s:100:"${'x'.repeat(100)}";` };
       for (const [letter, content] of Object.entries(cases)) {
         await writeFile(join(php.dir, `sess_${letter.repeat(26)}`), content);
@@ -290,7 +329,9 @@ describe.skipIf(missing('php', phpAvailable()))('PHP sessions in files, written 
         const problems: PhpSessionProblem[] = [];
         const adapter = phpSessions({ saveHandler: 'files', savePath: php.dir, onProblem: (problem) => problems.push(problem) });
         for (let i = 0; i < 3; i += 1) expect(await adapter.sessionFor(`PHPSESSID=${id}`).currentUser()).toMatchObject({ id: '14' });
-        expect(problems).toEqual([{ kind: 'touch-refused', detail: expect.stringMatching(/^EPERM: .*run the service as the PHP user/) as string }]);
+        expect(problems).toEqual([
+          { kind: 'touch-refused', detail: expect.stringMatching(/^EPERM: .*run the service as the PHP user/) as string },
+        ]);
       } finally {
         execFileSync('chattr', ['-i', file]);
       }
@@ -343,9 +384,9 @@ describe.skipIf(missing('php', phpAvailable()))('PHP sessions in files, written 
     });
 
     it('refuses touch "activity" with files at construction, with a line the server can print', () => {
-      expect(() => phpSessions({ saveHandler: 'files', savePath: php.dir, touch: 'activity', activityKey: 'LAST_ACTIVITY', idleSeconds: 60 })).toThrow(
-        /PHP_SESSION_TOUCH=activity is not supported with the files handler/,
-      );
+      expect(() =>
+        phpSessions({ saveHandler: 'files', savePath: php.dir, touch: 'activity', activityKey: 'LAST_ACTIVITY', idleSeconds: 60 }),
+      ).toThrow(/PHP_SESSION_TOUCH=activity is not supported with the files handler/);
     });
   });
 });

@@ -96,13 +96,23 @@ describe('PHP decoder: inputs it must refuse, quickly and without allocating wha
     expect(decode('d:INF;')).toBe(Infinity);
     // An old-style Serializable, as PHP reads it without its class: no code, its data skipped by its length.
     const legacy = decode('a:2:{i:0;C:6:"Legacy":14:{x:i:1;R:1;a:{}}i:1;r:2;}') as Map<PhpValue, PhpValue>;
-    expect(legacy.get(0)).toEqual({ kind: 'object', className: '__PHP_Incomplete_Class', properties: new Map([['__PHP_Incomplete_Class_Name', 'Legacy']]) });
+    expect(legacy.get(0)).toEqual({
+      kind: 'object',
+      className: '__PHP_Incomplete_Class',
+      properties: new Map([['__PHP_Incomplete_Class_Name', 'Legacy']]),
+    });
     expect(legacy.get(1)).toBe(legacy.get(0));
     expect([...(decode('a:2:{s:1:"5";i:1;s:2:"05";i:2;}') as Map<PhpValue, PhpValue>).keys()]).toEqual([5, '05']);
     const self = decode('a:1:{i:0;R:1;}') as Map<PhpValue, PhpValue>;
     expect(self.get(0)).toBe(self);
     const object = decode('O:7:"Account":2:{s:12:"\0Account\0pin";i:1;s:7:"\0*\0role";s:1:"a";}');
-    expect(object).toMatchObject({ className: 'Account', properties: new Map<string, PhpValue>([['pin', 1], ['role', 'a']]) });
+    expect(object).toMatchObject({
+      className: 'Account',
+      properties: new Map<string, PhpValue>([
+        ['pin', 1],
+        ['role', 'a'],
+      ]),
+    });
     const shared = decode('a:2:{i:0;O:8:"stdClass":0:{}i:1;r:2;}') as Map<PhpValue, PhpValue>;
     expect(shared.get(1)).toBe(shared.get(0));
   });
@@ -111,7 +121,10 @@ describe('PHP decoder: inputs it must refuse, quickly and without allocating wha
     const php = decodePhpSession(bytes('a|O:8:"stdClass":1:{s:1:"x";i:1;}b|r:1;c|i:5;d|R:4;'), 'php');
     expect(php.vars.get('b')).toBe(php.vars.get('a'));
     expect(php.vars.get('d')).toBe(5);
-    const serialized = decodePhpSession(bytes('a:4:{s:1:"a";O:8:"stdClass":1:{s:1:"x";i:1;}s:1:"b";r:2;s:1:"c";i:5;s:1:"d";R:5;}'), 'php_serialize');
+    const serialized = decodePhpSession(
+      bytes('a:4:{s:1:"a";O:8:"stdClass":1:{s:1:"x";i:1;}s:1:"b";r:2;s:1:"c";i:5;s:1:"d";R:5;}'),
+      'php_serialize',
+    );
     expect(serialized.vars.get('b')).toBe(serialized.vars.get('a'));
     expect(serialized.vars.get('d')).toBe(5);
   });
@@ -128,11 +141,44 @@ describe('PHP decoder: inputs it must refuse, quickly and without allocating wha
         throw error;
       }
     };
-    const floats = ['1', '1.', '.5', '-0', '+1.5E-3', '1e5', 'NAN', 'INF', '-INF', '1e', '.', '-', 'e5', 'INFX', '-NAN', '1e+-5', '1.2.3', '', ' 1'];
+    const floats = [
+      '1',
+      '1.',
+      '.5',
+      '-0',
+      '+1.5E-3',
+      '1e5',
+      'NAN',
+      'INF',
+      '-INF',
+      '1e',
+      '.',
+      '-',
+      'e5',
+      'INFX',
+      '-NAN',
+      '1e+-5',
+      '1.2.3',
+      '',
+      ' 1',
+    ];
     const ints = ['0', '+7', '-7', '007', '', '+', '1 ', `${'9'.repeat(41)}`, `${'9'.repeat(40)}`];
     const others = [
-      'a:1:{i:0;i:1;}', 'a:2:{i:0;i:1;}', 'a:1:{R:1;i:0;}', 'a:1:{i:0;R:5;}', 'O:8:"stdClass":1:{s:4:"\0a\0b";i:1;}', 'O:8:"stdClass":1:{s:2:"\0a";i:1;}',
-      'O:3:"1ab":0:{}', 'E:13:"Suit:Hearts";', 'E:4:"Suit";', 'r:1;', 'C:6:"Legacy":2:{ab}', 'C:6:"Legacy":3:{ab}', 'b:2;', 'S:1:"a";', `${'a:1:{i:0;'.repeat(70)}N;${'}'.repeat(70)}`,
+      'a:1:{i:0;i:1;}',
+      'a:2:{i:0;i:1;}',
+      'a:1:{R:1;i:0;}',
+      'a:1:{i:0;R:5;}',
+      'O:8:"stdClass":1:{s:4:"\0a\0b";i:1;}',
+      'O:8:"stdClass":1:{s:2:"\0a";i:1;}',
+      'O:3:"1ab":0:{}',
+      'E:13:"Suit:Hearts";',
+      'E:4:"Suit";',
+      'r:1;',
+      'C:6:"Legacy":2:{ab}',
+      'C:6:"Legacy":3:{ab}',
+      'b:2;',
+      'S:1:"a";',
+      `${'a:1:{i:0;'.repeat(70)}N;${'}'.repeat(70)}`,
     ];
     const cases = [...floats.map((text) => `d:${text};`), ...ints.map((text) => `i:${text};`), ...others];
     for (const other of cases) {
@@ -145,7 +191,9 @@ describe('PHP decoder: inputs it must refuse, quickly and without allocating wha
   });
 
   it('builds a value the built one refers to, however it was stepped over', () => {
-    const data = bytes('other|a:2:{i:0;O:8:"stdClass":1:{s:1:"x";i:5;}i:1;a:1:{i:0;s:1:"y";}}user|a:3:{s:2:"id";i:1;s:1:"o";r:2;s:1:"l";R:4;}');
+    const data = bytes(
+      'other|a:2:{i:0;O:8:"stdClass":1:{s:1:"x";i:5;}i:1;a:1:{i:0;s:1:"y";}}user|a:3:{s:2:"id";i:1;s:1:"o";r:2;s:1:"l";R:4;}',
+    );
     const user = decodePhpSession(data, 'php', undefined, new Set(['user'])).vars.get('user') as Map<PhpValue, PhpValue>;
     const full = decodePhpSession(data, 'php').vars.get('user') as Map<PhpValue, PhpValue>;
     expect(user).toEqual(full);

@@ -43,7 +43,9 @@ describe('igbinary decoder: each type code, as php-igbinary 3.2 writes it', () =
     expect(v(`13 00000002 ${hex('ñ')}`)).toBe('ñ');
     // String 0 is the key `v` itself; each string written whole takes the next index.
     expect(v('0e 00')).toBe('v');
-    expect(toPlain(v(`1403 0600 11 01 ${hex('a')} 0601 0e 01 0602 0f 0001`)!)).toEqual(Object.assign(Object.create(null), { 0: 'a', 1: 'a', 2: 'a' }));
+    expect(toPlain(v(`1403 0600 11 01 ${hex('a')} 0601 0e 01 0602 0f 0001`)!)).toEqual(
+      Object.assign(Object.create(null), { 0: 'a', 1: 'a', 2: 'a' }),
+    );
     expect(toPlain(v(`1401 0600 10 00000000`)!)).toEqual(Object.assign(Object.create(null), { 0: 'v' }));
   });
 
@@ -57,7 +59,14 @@ describe('igbinary decoder: each type code, as php-igbinary 3.2 writes it', () =
   it('reads objects as data: class names whole and by index, private and protected names unmangled, never instantiated', () => {
     // class P { public $pub = 1; protected $pro = 2; private $pri = 3; }
     const object = v(`17 01 ${hex('P')} 14 03 11 03 ${hex('pub')} 0601 11 06 ${hex('\0*\0pro')} 0602 11 06 ${hex('\0P\0pri')} 0603`);
-    expect(isPhpObject(object ?? null) && object).toMatchObject({ className: 'P', properties: new Map([['pub', 1], ['pro', 2], ['pri', 3]]) });
+    expect(isPhpObject(object ?? null) && object).toMatchObject({
+      className: 'P',
+      properties: new Map([
+        ['pub', 1],
+        ['pro', 2],
+        ['pri', 3],
+      ]),
+    });
     // Two objects of one class: the second names it by index (string 1).
     const two = v(`14 02 0600 17 08 ${hex('stdClass')} 1400 0601 1a 01 1400`) as Map<PhpValue, PhpValue>;
     expect([...two.values()].map((o) => isPhpObject(o) && o.className)).toEqual(['stdClass', 'stdClass']);
@@ -75,7 +84,9 @@ describe('igbinary decoder: each type code, as php-igbinary 3.2 writes it', () =
 
   it('numbers back-reference slots as igbinary does: arrays, objects and &-values take one; objref and ref share the value', () => {
     // [[1], $o, $o, &$s, &$s]: the session 0, `v` 1, [1] 2, $o 3, &$s 4.
-    const array = v(`14 05 0600 1401 0600 0601 0601 17 08 ${hex('stdClass')} 1400 0602 22 03 0603 25 11 01 ${hex('q')} 0604 25 01 04`) as Map<PhpValue, PhpValue>;
+    const array = v(
+      `14 05 0600 1401 0600 0601 0601 17 08 ${hex('stdClass')} 1400 0602 22 03 0603 25 11 01 ${hex('q')} 0604 25 01 04`,
+    ) as Map<PhpValue, PhpValue>;
     expect(array.get(2)).toBe(array.get(1));
     expect(array.get(3)).toBe('q');
     expect(array.get(4)).toBe('q');
@@ -102,7 +113,10 @@ describe('igbinary decoder: each type code, as php-igbinary 3.2 writes it', () =
 
   it('builds a value another refers to only when asked, the same as built at once', () => {
     // `a` is stepped over when only `b` is asked for; `b` refers to the array inside it.
-    const data = Buffer.from(`00000002 1402 1101${hex('a')} 1401 0600 1401 0600 11 02 ${hex('hi')} 1101${hex('b')} 01 02`.replaceAll(' ', ''), 'hex');
+    const data = Buffer.from(
+      `00000002 1402 1101${hex('a')} 1401 0600 1401 0600 11 02 ${hex('hi')} 1101${hex('b')} 01 02`.replaceAll(' ', ''),
+      'hex',
+    );
     const alone = decodePhpSession(data, 'igbinary', undefined, new Set(['b'])).vars;
     expect(alone.has('a')).toBe(false);
     expect(toPlain(alone.get('b')!)).toEqual(toPlain(decodePhpSession(data, 'igbinary').vars.get('b')!));
@@ -126,7 +140,9 @@ describe('igbinary decoder: inputs it must refuse, without allocating what they 
     for (let cut = 0; cut < real.length; cut += 1) {
       expect(() => decodePhpSession(real.subarray(0, cut), 'igbinary'), `a prefix of ${cut} bytes`).toThrow(PhpSessionDecodeError);
     }
-    expect(toPlain(decodePhpSession(real, 'igbinary').vars.get('v')!)).toEqual(Object.assign(Object.create(null), { id: 7, nombre: 'Ana Núñez' }));
+    expect(toPlain(decodePhpSession(real, 'igbinary').vars.get('v')!)).toEqual(
+      Object.assign(Object.create(null), { id: 7, nombre: 'Ana Núñez' }),
+    );
     refuses(Buffer.concat([real, Buffer.of(0)]));
   });
 
@@ -188,7 +204,8 @@ describe('igbinary decoder: inputs it must refuse, without allocating what they 
     let refused = 0;
     for (let run = 0; run < 5000; run += 1) {
       const mutated = Buffer.from(rich);
-      for (let changes = 1 + Math.floor(random() * 3); changes > 0; changes -= 1) mutated[Math.floor(random() * mutated.length)] = Math.floor(random() * 256);
+      for (let changes = 1 + Math.floor(random() * 3); changes > 0; changes -= 1)
+        mutated[Math.floor(random() * mutated.length)] = Math.floor(random() * 256);
       const only = random() < 0.5 ? new Set(['v']) : new Set<string>();
       try {
         const { vars } = decodePhpSession(mutated, 'igbinary', undefined, only);

@@ -70,7 +70,9 @@ describe('PHP sessions in memcached (php-memcached), written by a real PHP', () 
   const stored = async (key: string, on = one) => {
     const reply = await on.send(`mg ${key} t v\r\n`, /^(EN\r\n|VA \d+[^\r]*\r\n[\s\S]*\r\n)$/);
     const match = /^VA (\d+) t(-?\d+)\r\n/.exec(reply);
-    return match ? { ttl: Number(match[2]), value: Buffer.from(reply.slice(match[0].length, match[0].length + Number(match[1])), 'latin1') } : undefined;
+    return match
+      ? { ttl: Number(match[2]), value: Buffer.from(reply.slice(match[0].length, match[0].length + Number(match[1])), 'latin1') }
+      : undefined;
   };
   const set = (key: string, value: string | Buffer, ttl = 1440, on = one) =>
     on.send(Buffer.concat([Buffer.from(`set ${key} 0 ${ttl} ${Buffer.byteLength(value)}\r\n`), Buffer.from(value), Buffer.from('\r\n')]));
@@ -99,7 +101,9 @@ describe('PHP sessions in memcached (php-memcached), written by a real PHP', () 
     expect(written.stderr).toBe('');
     const sessions = JSON.parse(written.stdout) as Array<[string, string]>;
     // PHP spread them over all three: each server holds some.
-    const holders = await Promise.all(sessions.map(async ([id]) => (await Promise.all(three.map((server) => stored(`${PREFIX}${id}`, server)))).findIndex(Boolean)));
+    const holders = await Promise.all(
+      sessions.map(async ([id]) => (await Promise.all(three.map((server) => stored(`${PREFIX}${id}`, server)))).findIndex(Boolean)),
+    );
     expect(new Set(holders)).toEqual(new Set([0, 1, 2]));
     const adapter = adapterFor([], { savePath: path });
     await adapter.ready(2_000);
@@ -123,7 +127,9 @@ describe('PHP sessions in memcached (php-memcached), written by a real PHP', () 
     expect(await set(`${PREFIX}${huge}`, Buffer.alloc(size, 0x61), 1440, big)).toBe('STORED\r\n');
     const sent = async () => Number(/STAT bytes_written (\d+)/.exec(await big.send('stats\r\n', /END\r\n$/))?.[1]);
     const before = await sent();
-    const users = await Promise.all(Array.from({ length: 10 }, (_, i) => adapter.sessionFor(i % 2 ? `PHPSESSID=${huge}` : cookie).currentUser()));
+    const users = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => adapter.sessionFor(i % 2 ? `PHPSESSID=${huge}` : cookie).currentUser()),
+    );
     expect(users.map((user) => user?.id)).toEqual(Array.from({ length: 10 }, (_, i) => (i % 2 ? undefined : '41')));
     // What memcached wrote to every client meanwhile: the socket buffers' worth before each drop, not the five values.
     expect((await sent()) - before).toBeLessThan(size);
@@ -159,14 +165,19 @@ describe('PHP sessions in memcached (php-memcached), written by a real PHP', () 
     await adapter.ready(2_000);
     const { cookie } = await php.get('session.php?action=signin&id=51');
     const stop = join(scratch, 'stop-holder');
-    const holder = spawn('php', [...iniFlags(ini()), `${phpFixtures}hold-session.php`, idOf(cookie), stop, 'signout'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const holder = spawn('php', [...iniFlags(ini()), `${phpFixtures}hold-session.php`, idOf(cookie), stop, 'signout'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     const exited = once(holder, 'exit');
     await once(holder.stdout, 'data');
     expect(await stored(`${PREFIX}lock.${idOf(cookie)}`)).toBeDefined();
     const read = adapter.sessionFor(cookie).currentUser();
     while (!waiting.includes(1)) await new Promise((resolve) => setImmediate(resolve));
     // One waits already: the next is refused with a retry hint rather than queued.
-    await expect(adapter.sessionFor(cookie).currentUser()).rejects.toMatchObject({ name: SessionUnavailableError.name, retryAfterSeconds: 1 });
+    await expect(adapter.sessionFor(cookie).currentUser()).rejects.toMatchObject({
+      name: SessionUnavailableError.name,
+      retryAfterSeconds: 1,
+    });
     await writeFile(stop, '');
     expect(await read).toBeUndefined();
     await exited;
@@ -201,7 +212,9 @@ describe('PHP sessions in memcached (php-memcached), written by a real PHP', () 
     expect(await adapter.sessionFor(cookie).currentUser()).toMatchObject({ id: '31' });
     const after = (await stored(key))!;
     const span = decodePhpSession(rawBefore, 'php').spans.get('LAST_ACTIVITY')!;
-    expect(after.value.toString('latin1')).toBe(rawBefore.subarray(0, span.start).toString('latin1') + `i:${nowSeconds};` + rawBefore.subarray(span.end).toString('latin1'));
+    expect(after.value.toString('latin1')).toBe(
+      rawBefore.subarray(0, span.start).toString('latin1') + `i:${nowSeconds};` + rawBefore.subarray(span.end).toString('latin1'),
+    );
     expect(after.ttl).toBeGreaterThan(1400);
     const { body: shown } = await php.get<Shown>('session.php?action=show', cookie);
     expect(shown.session).toEqual({ ...before.session, LAST_ACTIVITY: nowSeconds });
@@ -221,8 +234,13 @@ describe('PHP sessions in memcached (php-memcached), written by a real PHP', () 
     let output = '';
     writer.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     writer.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const counter = async () => Number(/counter\|i:(\d+);/.exec((await stored(`${PREFIX}${id}`))?.value.toString('latin1') ?? '')?.[1] ?? 0);
-    const read = () => adapter.sessionFor(cookie).currentUser().catch((error: unknown) => error);
+    const counter = async () =>
+      Number(/counter\|i:(\d+);/.exec((await stored(`${PREFIX}${id}`))?.value.toString('latin1') ?? '')?.[1] ?? 0);
+    const read = () =>
+      adapter
+        .sessionFor(cookie)
+        .currentUser()
+        .catch((error: unknown) => error);
     while ((await counter()) === 0) await read();
     let answered = 0;
     for (let i = 0; i < 300; i += 1) {

@@ -7,13 +7,23 @@ import { phpSessions, PhpSessionConfigError, type PhpSessionProblem } from '../.
 describe('the PHP sessions adapter, called directly', () => {
   it('refuses settings the configuration would refuse (its rules are the same function)', () => {
     expect(() => phpSessions({ saveHandler: 'redis', savePath: 'tcp://a:1,tcp://b:1' })).toThrow(PhpSessionConfigError);
-    expect(() => phpSessions({ saveHandler: 'redis', savePath: 'tcp://a:1', touch: 'activity' })).toThrow(/PHP_SESSION_TOUCH activity needs PHP_SESSION_ACTIVITY_KEY/);
-    expect(() => phpSessions({ saveHandler: 'files', savePath: '/x', activityKey: 'LAST' })).toThrow(/PHP_SESSION_IDLE_SECONDS is required/);
+    expect(() => phpSessions({ saveHandler: 'redis', savePath: 'tcp://a:1', touch: 'activity' })).toThrow(
+      /PHP_SESSION_TOUCH activity needs PHP_SESSION_ACTIVITY_KEY/,
+    );
+    expect(() => phpSessions({ saveHandler: 'files', savePath: '/x', activityKey: 'LAST' })).toThrow(
+      /PHP_SESSION_IDLE_SECONDS is required/,
+    );
   });
 
   it('describes itself without the Redis password', async () => {
-    const sessions = phpSessions({ saveHandler: 'redis', savePath: 'tcp://127.0.0.1:1?auth=s3cret&prefix=p_', onConnectionError: () => undefined });
-    expect(sessions.describe()).toMatch(/^PHP sessions: redis at 127\.0\.0\.1:1, database 0, keys "p_<id>", serializer php, cookie PHPSESSID/);
+    const sessions = phpSessions({
+      saveHandler: 'redis',
+      savePath: 'tcp://127.0.0.1:1?auth=s3cret&prefix=p_',
+      onConnectionError: () => undefined,
+    });
+    expect(sessions.describe()).toMatch(
+      /^PHP sessions: redis at 127\.0\.0\.1:1, database 0, keys "p_<id>", serializer php, cookie PHPSESSID/,
+    );
     expect(sessions.describe()).not.toContain('s3cret');
     await sessions.close();
   });
@@ -60,12 +70,22 @@ describe('the session cookie', () => {
     ];
     for (const [id, data] of sessions) await writeFile(join(dir, `sess_${id}`), data);
     const problems: PhpSessionProblem[] = [];
-    const adapter = phpSessions({ saveHandler: 'files', savePath: dir, userKey: 'user_id', touch: 'none', onProblem: (problem) => problems.push(problem) });
+    const adapter = phpSessions({
+      saveHandler: 'files',
+      savePath: dir,
+      userKey: 'user_id',
+      touch: 'none',
+      onProblem: (problem) => problems.push(problem),
+    });
     const ids = [];
     for (const [id] of sessions) ids.push((await adapter.sessionFor(`PHPSESSID=${id}`).currentUser())?.id);
     expect(ids).toEqual(['17', '017', '9223372036854775807', undefined, undefined, undefined, '5']);
     expect(problems).toEqual([
-      { kind: 'user-shape', detail: '"user_id" holds a string that is not an id: expected an array or object with "id", or the id itself (a positive integer or a string of digits)' },
+      {
+        kind: 'user-shape',
+        detail:
+          '"user_id" holds a string that is not an id: expected an array or object with "id", or the id itself (a positive integer or a string of digits)',
+      },
     ]);
     await rm(dir, { recursive: true, force: true });
   });

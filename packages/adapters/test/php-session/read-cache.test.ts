@@ -2,9 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { readCache, type FileVersion } from '../../src/php-session/read-cache.js';
 
 const NOW = 1_800_000_000_000;
-const version = (over: Partial<FileVersion> = {}): FileVersion => ({ ino: 7n, size: 3n, mtimeNs: BigInt(NOW - 5_000) * 1_000_000n, ctimeNs: BigInt(NOW - 5_000) * 1_000_000n, ...over });
+const version = (over: Partial<FileVersion> = {}): FileVersion => ({
+  ino: 7n,
+  size: 3n,
+  mtimeNs: BigInt(NOW - 5_000) * 1_000_000n,
+  ctimeNs: BigInt(NOW - 5_000) * 1_000_000n,
+  ...over,
+});
 const bytes = (text: string) => new TextEncoder().encode(text);
-const cache = (over: Partial<Parameters<typeof readCache>[0]> = {}) => readCache({ maxEntries: 3, maxBytes: 100, maxEntryBytes: 50, racyMs: 1_000, ...over });
+const cache = (over: Partial<Parameters<typeof readCache>[0]> = {}) =>
+  readCache({ maxEntries: 3, maxBytes: 100, maxEntryBytes: 50, racyMs: 1_000, ...over });
 
 describe('the PHP files read cache', () => {
   it('gives the bytes of the same version only: another inode, size, modification or change time misses and drops the entry', () => {

@@ -7,10 +7,17 @@ import { dropTable, sampleEntry, testActivityLog, type ActivityLogHarness } from
 
 /** `storedRequestIds` on a store: the ids some entry carries, however many are asked (past one statement's batch). */
 export async function expectStoredRequestIds(store: ReadableActivityLogStore): Promise<void> {
-  await store.write([sampleEntry({ requestId: 'run:2' }), sampleEntry({ requestId: 'run:3' }), sampleEntry({ requestId: 'run:3' }), sampleEntry({ requestId: undefined })]);
+  await store.write([
+    sampleEntry({ requestId: 'run:2' }),
+    sampleEntry({ requestId: 'run:3' }),
+    sampleEntry({ requestId: 'run:3' }),
+    sampleEntry({ requestId: undefined }),
+  ]);
   const asked = ['run:1', 'run:2', 'run:3', ...Array.from({ length: 600 }, (_, i) => `other:${i}`), 'it\'s "odd"'];
   expect(await store.storedRequestIds(asked)).toEqual(new Set(['run:2', 'run:3']));
-  expect(await store.storedRequestIds(['run:3', ...Array.from({ length: 700 }, (_, i) => `x:${i}`), 'run:2'])).toEqual(new Set(['run:2', 'run:3']));
+  expect(await store.storedRequestIds(['run:3', ...Array.from({ length: 700 }, (_, i) => `x:${i}`), 'run:2'])).toEqual(
+    new Set(['run:2', 'run:3']),
+  );
   expect(await store.storedRequestIds([])).toEqual(new Set());
 }
 
@@ -64,9 +71,19 @@ export function testSqlActivityLogStore(name: string, target: string): void {
       await second.write([sampleEntry({ entityId: 13n })]);
       const rows = await second.recent(10);
       expect(rows.map((row) => row.entity_id)).toEqual(['13', '12']);
-      expect(Object.keys(rows[0] ?? {}).sort()).toEqual(
-        ['client_ip', 'created_at', 'description', 'details', 'entity_id', 'entity_type', 'event_key', 'module', 'request_id', 'user_agent', 'user_id'],
-      );
+      expect(Object.keys(rows[0] ?? {}).sort()).toEqual([
+        'client_ip',
+        'created_at',
+        'description',
+        'details',
+        'entity_id',
+        'entity_type',
+        'event_key',
+        'module',
+        'request_id',
+        'user_agent',
+        'user_id',
+      ]);
       await second.close();
       await dropTable(target, table);
     });

@@ -68,7 +68,12 @@ export type UpstreamErrorKind =
   /** An answer whose body is not JSON (or too large to read). */
   | 'invalid-body';
 
-const CODES = { unreachable: 'UPSTREAM_UNREACHABLE', timeout: 'UPSTREAM_TIMEOUT', connection: 'UPSTREAM_CONNECTION', 'invalid-body': 'UPSTREAM_INVALID_BODY' } as const;
+const CODES = {
+  unreachable: 'UPSTREAM_UNREACHABLE',
+  timeout: 'UPSTREAM_TIMEOUT',
+  connection: 'UPSTREAM_CONNECTION',
+  'invalid-body': 'UPSTREAM_INVALID_BODY',
+} as const;
 
 /**
  * Why the upstream gave no usable answer. The change may or may not have been applied, except when

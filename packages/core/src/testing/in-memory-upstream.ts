@@ -1,4 +1,11 @@
-import { DEFAULT_MAX_RESPONSE_BYTES, parseUpstreamBody, upstreamTooLarge, UpstreamError, type Upstream, type UpstreamRequest } from '../ports/upstream.js';
+import {
+  DEFAULT_MAX_RESPONSE_BYTES,
+  parseUpstreamBody,
+  upstreamTooLarge,
+  UpstreamError,
+  type Upstream,
+  type UpstreamRequest,
+} from '../ports/upstream.js';
 
 /** An answer of the fake upstream: a JSON value, or raw text to exercise unreadable bodies. */
 export type ScriptedAnswer = { status?: number; json: unknown } | { status?: number; text: string };
@@ -14,7 +21,9 @@ export interface InMemoryUpstream extends Upstream {
 }
 
 /** An upstream in the same process: answers `{"ok":true}` unless told otherwise. */
-export function inMemoryUpstream(options: { respond?: UpstreamResponder; timeoutMs?: number; maxResponseBytes?: number } = {}): InMemoryUpstream {
+export function inMemoryUpstream(
+  options: { respond?: UpstreamResponder; timeoutMs?: number; maxResponseBytes?: number } = {},
+): InMemoryUpstream {
   const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   let respond: UpstreamResponder = options.respond ?? (() => ({ json: { ok: true } }));
   const timeoutMs = options.timeoutMs ?? 10_000;

@@ -9,22 +9,80 @@ describe('update quotation field (operation A)', () => {
   describe('payload sent to the upstream', () => {
     it.each<[string, Array<[string, string]>, Record<string, unknown>]>([
       ['all defaults when nothing is sent', [], { id: 0, field: '', value: '' }],
-      ['id, field and value as received', [['id', '12'], ['field', 'estado'], ['value', 'aprobada']], { id: '12', field: 'estado', value: 'aprobada' }],
-      ['ids forwarded verbatim, never cast', [['id', ' 12abc'], ['field', 'x']], { id: ' 12abc', field: 'x', value: '' }],
+      [
+        'id, field and value as received',
+        [
+          ['id', '12'],
+          ['field', 'estado'],
+          ['value', 'aprobada'],
+        ],
+        { id: '12', field: 'estado', value: 'aprobada' },
+      ],
+      [
+        'ids forwarded verbatim, never cast',
+        [
+          ['id', ' 12abc'],
+          ['field', 'x'],
+        ],
+        { id: ' 12abc', field: 'x', value: '' },
+      ],
       [
         'benef_emp: idEmpresa and idUsuario, never value',
-        [['id', '5'], ['field', 'benef_emp'], ['value', 'ignored'], ['idEmpresa', '3'], ['idUsuario', '9']],
+        [
+          ['id', '5'],
+          ['field', 'benef_emp'],
+          ['value', 'ignored'],
+          ['idEmpresa', '3'],
+          ['idUsuario', '9'],
+        ],
         { id: '5', field: 'benef_emp', idEmpresa: '3', idUsuario: '9' },
       ],
-      ['benef_emp defaults idEmpresa and idUsuario to integer 0', [['id', '5'], ['field', 'benef_emp']], { id: '5', field: 'benef_emp', idEmpresa: 0, idUsuario: 0 }],
+      [
+        'benef_emp defaults idEmpresa and idUsuario to integer 0',
+        [
+          ['id', '5'],
+          ['field', 'benef_emp'],
+        ],
+        { id: '5', field: 'benef_emp', idEmpresa: 0, idUsuario: 0 },
+      ],
       [
         'any other field: value, never idEmpresa/idUsuario',
-        [['id', '5'], ['field', 'total'], ['value', '10'], ['idEmpresa', '3'], ['idUsuario', '9']],
+        [
+          ['id', '5'],
+          ['field', 'total'],
+          ['value', '10'],
+          ['idEmpresa', '3'],
+          ['idUsuario', '9'],
+        ],
         { id: '5', field: 'total', value: '10' },
       ],
-      ['benef_emp is case-sensitive', [['field', 'BENEF_EMP'], ['idEmpresa', '3']], { id: 0, field: 'BENEF_EMP', value: '' }],
-      ['the last of repeated names wins', [['id', '1'], ['id', '2'], ['field', 'a'], ['field', 'b']], { id: '2', field: 'b', value: '' }],
-      ['unused bracketed names are ignored', [['id', '7'], ['other[]', 'x'], ['meta[a]', 'y']], { id: '7', field: '', value: '' }],
+      [
+        'benef_emp is case-sensitive',
+        [
+          ['field', 'BENEF_EMP'],
+          ['idEmpresa', '3'],
+        ],
+        { id: 0, field: 'BENEF_EMP', value: '' },
+      ],
+      [
+        'the last of repeated names wins',
+        [
+          ['id', '1'],
+          ['id', '2'],
+          ['field', 'a'],
+          ['field', 'b'],
+        ],
+        { id: '2', field: 'b', value: '' },
+      ],
+      [
+        'unused bracketed names are ignored',
+        [
+          ['id', '7'],
+          ['other[]', 'x'],
+          ['meta[a]', 'y'],
+        ],
+        { id: '7', field: '', value: '' },
+      ],
     ])('%s', async (_, pairs, payload) => {
       const h = harness();
       await h.field(pairs);
@@ -76,21 +134,36 @@ describe('update quotation field (operation A)', () => {
   });
 
   describe('session', () => {
-    it.each([['no user', null], ['an empty user', {}], ['a user without id', { name: 'x' }]])(
-      'answers "No autenticado" for %s, and nothing else happens',
-      async (_, user) => {
-        const h = harness();
-        const outcome = await h.field([['id', '12'], ['field', 'x']], user);
-        expect(outcome).toEqual({ reply: { ok: false, msg: 'No autenticado' }, kind: 'not-authenticated' });
-        expect(h.upstream.calls).toHaveLength(0);
-        expect(h.activityLog.entries).toHaveLength(0);
-      },
-    );
+    it.each([
+      ['no user', null],
+      ['an empty user', {}],
+      ['a user without id', { name: 'x' }],
+    ])('answers "No autenticado" for %s, and nothing else happens', async (_, user) => {
+      const h = harness();
+      const outcome = await h.field(
+        [
+          ['id', '12'],
+          ['field', 'x'],
+        ],
+        user,
+      );
+      expect(outcome).toEqual({ reply: { ok: false, msg: 'No autenticado' }, kind: 'not-authenticated' });
+      expect(h.upstream.calls).toHaveLength(0);
+      expect(h.activityLog.entries).toHaveLength(0);
+    });
 
     it('asks for the parameters only once the user is known to be signed in', async () => {
       const h = harness();
       let reads = 0;
-      const params = () => ((reads += 1), Promise.resolve(phpFormParams([['id', '12'], ['field', 'x']])));
+      const params = () => (
+        (reads += 1),
+        Promise.resolve(
+          phpFormParams([
+            ['id', '12'],
+            ['field', 'x'],
+          ]),
+        )
+      );
       expect((await h.useCases.field({ session: inMemorySession(null), params, idempotencyKey: 'k' })).kind).toBe('not-authenticated');
       expect(reads).toBe(0);
       expect((await h.useCases.field({ session: inMemorySession({ id: 7 }), params, idempotencyKey: 'k' })).kind).toBe('ok');
@@ -101,19 +174,28 @@ describe('update quotation field (operation A)', () => {
       const h = harness();
       const down = new SessionUnavailableError('the session store (Redis) is unreachable');
       let reads = 0;
-      const outcome = await h.useCases.field({ session: { currentUser: () => Promise.reject(down) }, params: () => ((reads += 1), Promise.resolve(new Map())), idempotencyKey: 'k' });
+      const outcome = await h.useCases.field({
+        session: { currentUser: () => Promise.reject(down) },
+        params: () => ((reads += 1), Promise.resolve(new Map())),
+        idempotencyKey: 'k',
+      });
       expect(outcome).toEqual({ reply: { ok: false, msg: 'Servicio no disponible.' }, kind: 'session-unavailable', cause: down });
       expect(outcome.cause).toMatchObject({ code: 'SESSION_UNAVAILABLE' });
       expect([reads, h.upstream.calls.length, h.activityLog.entries.length]).toEqual([0, 0, 0]);
       // Anything else a session throws is a bug, not an outcome: it is not swallowed.
-      await expect(h.useCases.field({ session: { currentUser: () => Promise.reject(new TypeError('bug')) }, params: new Map(), idempotencyKey: 'k' })).rejects.toThrow('bug');
+      await expect(
+        h.useCases.field({ session: { currentUser: () => Promise.reject(new TypeError('bug')) }, params: new Map(), idempotencyKey: 'k' }),
+      ).rejects.toThrow('bug');
     });
   });
 
   describe('array-form parameters', () => {
     it.each(['id[]', 'field[]', 'value[a]', 'idEmpresa[]', 'idUsuario[x][y]'])('rejects %s without calling the upstream', async (name) => {
       const h = harness();
-      const outcome = await h.field([['id', '1'], [name, '2']]);
+      const outcome = await h.field([
+        ['id', '1'],
+        [name, '2'],
+      ]);
       expect(outcome.reply).toEqual({ ok: false, msg: 'Parámetros inválidos.' });
       expect(h.upstream.calls).toHaveLength(0);
       expect(h.activityLog.entries).toHaveLength(0);
@@ -121,14 +203,25 @@ describe('update quotation field (operation A)', () => {
 
     it('accepts a plain value sent after the array form (PHP keeps the last)', async () => {
       const h = harness();
-      expect((await h.field([['id[]', '1'], ['id', '2']])).reply).toEqual({ ok: true });
+      expect(
+        (
+          await h.field([
+            ['id[]', '1'],
+            ['id', '2'],
+          ])
+        ).reply,
+      ).toEqual({ ok: true });
     });
   });
 
   describe('activity log', () => {
     it('records the change with every contract field', async () => {
       const h = harness();
-      await h.field([['id', '12'], ['field', 'estado'], ['value', 'x']]);
+      await h.field([
+        ['id', '12'],
+        ['field', 'estado'],
+        ['value', 'x'],
+      ]);
       expect(h.activityLog.entries).toEqual([
         {
           createdAt: NOW,
@@ -159,7 +252,10 @@ describe('update quotation field (operation A)', () => {
       ['9999999999999999999', 9223372036854775807n],
     ])('id %j: entity id %s', async (id, entityId) => {
       const h = harness();
-      await h.field([['id', id], ['field', 'f']]);
+      await h.field([
+        ['id', id],
+        ['field', 'f'],
+      ]);
       expect(h.activityLog.entries.map((entry) => entry.entityId)).toEqual(entityId === undefined ? [] : [entityId]);
       if (entityId !== undefined) expect(h.activityLog.entries[0]?.description).toBe(`Actualizó la cotización #${entityId}`);
     });
@@ -205,7 +301,10 @@ describe('update quotation field (operation A)', () => {
       h.upstream.respondWith(({ token }) => (token === 'tok-2' ? { json: { ok: true } } : { status: 401, json: { ok: false } }));
       const outcome = await h.field([['id', '12']]);
       expect(outcome.reply).toEqual({ ok: true });
-      expect(h.upstream.calls.map((call) => [call.token, call.idempotencyKey])).toEqual([['tok-1', 'key-1'], ['tok-2', 'key-1']]);
+      expect(h.upstream.calls.map((call) => [call.token, call.idempotencyKey])).toEqual([
+        ['tok-1', 'key-1'],
+        ['tok-2', 'key-1'],
+      ]);
       expect(tokens.refreshes).toEqual(['tok-1']);
       expect(h.activityLog.entries).toHaveLength(1);
     });

@@ -8,12 +8,51 @@ describe('update or delete quotation item (operation B)', () => {
   describe('payload sent to the upstream', () => {
     it.each<[string, Array<[string, string]>, Record<string, unknown>]>([
       ['all defaults when nothing is sent', [], { id: 0, field: '', value: '' }],
-      ['update: id, field and value', [['id', '8'], ['field', 'cantidad'], ['value', '3']], { id: '8', field: 'cantidad', value: '3' }],
-      ['delete with a value', [['id', '8'], ['delete', '1'], ['field', 'x'], ['value', 'y']], { id: '8', delete: 1 }],
-      ['delete empty', [['id', '8'], ['delete', '']], { id: '8', delete: 1 }],
-      ['delete "0" still deletes', [['id', '8'], ['delete', '0']], { id: '8', delete: 1 }],
+      [
+        'update: id, field and value',
+        [
+          ['id', '8'],
+          ['field', 'cantidad'],
+          ['value', '3'],
+        ],
+        { id: '8', field: 'cantidad', value: '3' },
+      ],
+      [
+        'delete with a value',
+        [
+          ['id', '8'],
+          ['delete', '1'],
+          ['field', 'x'],
+          ['value', 'y'],
+        ],
+        { id: '8', delete: 1 },
+      ],
+      [
+        'delete empty',
+        [
+          ['id', '8'],
+          ['delete', ''],
+        ],
+        { id: '8', delete: 1 },
+      ],
+      [
+        'delete "0" still deletes',
+        [
+          ['id', '8'],
+          ['delete', '0'],
+        ],
+        { id: '8', delete: 1 },
+      ],
       ['delete with no id', [['delete', 'x']], { id: 0, delete: 1 }],
-      ['a delete sent before other fields', [['delete', ''], ['id', '8'], ['field', 'x']], { id: '8', delete: 1 }],
+      [
+        'a delete sent before other fields',
+        [
+          ['delete', ''],
+          ['id', '8'],
+          ['field', 'x'],
+        ],
+        { id: '8', delete: 1 },
+      ],
     ])('%s', async (_, pairs, payload) => {
       const h = harness();
       await h.item(pairs);
@@ -36,7 +75,17 @@ describe('update or delete quotation item (operation B)', () => {
 
   it('answers "No autenticado" without a session, and nothing else happens', async () => {
     const h = harness();
-    expect((await h.item([['id', '8'], ['delete', '']], null)).reply).toEqual({ ok: false, msg: 'No autenticado' });
+    expect(
+      (
+        await h.item(
+          [
+            ['id', '8'],
+            ['delete', ''],
+          ],
+          null,
+        )
+      ).reply,
+    ).toEqual({ ok: false, msg: 'No autenticado' });
     expect(h.upstream.calls).toHaveLength(0);
     expect(h.activityLog.entries).toHaveLength(0);
   });
@@ -56,7 +105,11 @@ describe('update or delete quotation item (operation B)', () => {
   describe('activity log', () => {
     it('records an update', async () => {
       const h = harness();
-      await h.item([['id', '8'], ['field', 'cantidad'], ['value', '3']]);
+      await h.item([
+        ['id', '8'],
+        ['field', 'cantidad'],
+        ['value', '3'],
+      ]);
       expect(h.activityLog.entries).toEqual([
         expect.objectContaining({
           createdAt: NOW,
@@ -73,7 +126,10 @@ describe('update or delete quotation item (operation B)', () => {
 
     it('records a delete with null details', async () => {
       const h = harness();
-      await h.item([['id', '8abc'], ['delete', '']]);
+      await h.item([
+        ['id', '8abc'],
+        ['delete', ''],
+      ]);
       expect(h.activityLog.entries).toEqual([
         expect.objectContaining({
           eventKey: 'cotizaciones.item_delete',
@@ -87,7 +143,10 @@ describe('update or delete quotation item (operation B)', () => {
 
     it.each(['0', '-3', 'abc', ''])('records nothing for id %j', async (id) => {
       const h = harness();
-      await h.item([['id', id], ['delete', '']]);
+      await h.item([
+        ['id', id],
+        ['delete', ''],
+      ]);
       expect(h.upstream.calls).toHaveLength(1);
       expect(h.activityLog.entries).toHaveLength(0);
     });
@@ -95,7 +154,10 @@ describe('update or delete quotation item (operation B)', () => {
     it('records nothing when the upstream refuses', async () => {
       const h = harness();
       h.upstream.respondWith(() => ({ json: { ok: false } }));
-      await h.item([['id', '8'], ['delete', '']]);
+      await h.item([
+        ['id', '8'],
+        ['delete', ''],
+      ]);
       expect(h.activityLog.entries).toHaveLength(0);
     });
   });
