@@ -25,23 +25,115 @@ export function phpFpmBinary() {
   return undefined;
 }
 
-/** What the demo needs that may be missing, as a list of Debian packages. */
-export function missingForDemo() {
+/**
+ * The PHP session set-ups the demo can run (`DEMO_PHP_SESSION`), and the browser test runs each of
+ * (strangler.e2e.test.ts). A new save handler or serializer (pdo, rediscluster, …) is one entry here:
+ * `name` as `<save handler>/<serializer>` (the test checks the service's start-up line names both);
+ * `needs`, what must be installed (`command(…)`, `php(extension)`: a Debian package and how to tell it
+ * is there); `start({ dir, run })`, which starts what the store needs with `run` (so the demo's stop
+ * ends it; `freePort` and `untilListening` below help) in the demo's temp dir `dir`, and resolves to
+ * PHP's session ini (any ini: a handler class can come in by `auto_prepend_file`) and the service's
+ * PHP_SESSION_* for the same store. The first entry is the demo's default.
+ */
+export const PHP_SESSION_SETUPS = [
+  { name: 'files/php', needs: [], start: (context) => filesSetup(context, 'php') },
+  { name: 'files/igbinary', needs: [php('igbinary')], start: (context) => filesSetup(context, 'igbinary') },
+  {
+    name: 'redis/php',
+    needs: [command('redis-server', ['--version']), php('redis')],
+    async start({ run, dir }) {
+      const port = await freePort();
+      run(
+        'redis-server',
+        'redis-server',
+        ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
+        {},
+      );
+      await untilListening(port);
+      const savePath = `tcp://127.0.0.1:${port}`;
+      return {
+        ini: { 'session.save_handler': 'redis', 'session.save_path': savePath },
+        env: { PHP_SESSION_SAVE_HANDLER: 'redis', PHP_SESSION_SAVE_PATH: savePath, PHP_SESSION_TOUCH: 'activity' },
+      };
+    },
+  },
+  { name: 'memcached/php', needs: [command('memcached', ['-h']), php('memcached')], start: (context) => memcachedSetup(context, 'php') },
+  {
+    name: 'memcached/igbinary',
+    needs: [command('memcached', ['-h']), php('memcached'), php('igbinary')],
+    start: (context) => memcachedSetup(context, 'igbinary'),
+  },
+];
+
+async function filesSetup({ dir }, serializer) {
+  const sessions = join(dir, 'sessions');
+  mkdirSync(sessions, { mode: 0o1733 });
+  return {
+    ini: { 'session.save_handler': 'files', 'session.save_path': sessions, 'session.serialize_handler': serializer },
+    env: { PHP_SESSION_SAVE_HANDLER: 'files', PHP_SESSION_SAVE_PATH: sessions, PHP_SESSION_SERIALIZE_HANDLER: serializer },
+  };
+}
+
+async function memcachedSetup({ run }, serializer) {
+  const port = await freePort();
+  // In the foreground (no -d), so the demo's stop ends it; memcached refuses root without -u.
+  run(
+    'memcached',
+    'memcached',
+    ['-p', String(port), '-l', '127.0.0.1', '-U', '0', ...(process.getuid?.() === 0 ? ['-u', 'root'] : [])],
+    {},
+  );
+  await untilListening(port);
+  const savePath = `127.0.0.1:${port}`;
+  return {
+    ini: { 'session.save_handler': 'memcached', 'session.save_path': savePath, 'session.serialize_handler': serializer },
+    env: {
+      PHP_SESSION_SAVE_HANDLER: 'memcached',
+      PHP_SESSION_SAVE_PATH: savePath,
+      PHP_SESSION_SERIALIZE_HANDLER: serializer,
+      PHP_SESSION_TOUCH: 'activity',
+    },
+  };
+}
+
+/** A need: a program on the PATH, named by its Debian package. */
+function command(name, args) {
+  return { package: name, present: () => spawnSync(name, args).status === 0 };
+}
+
+/** A need: a PHP extension (php -m), named by its Debian package (Debian enables it for the CLI and php-fpm alike). */
+function php(extension) {
+  return {
+    package: `php-${extension}`,
+    present: () => spawnSync('php', ['-m']).stdout?.toString().split('\n').includes(extension) ?? false,
+  };
+}
+
+/** The set-up named `name`; throws naming the known ones. */
+export function phpSessionSetup(name = PHP_SESSION_SETUPS[0].name) {
+  const setup = PHP_SESSION_SETUPS.find((candidate) => candidate.name === name);
+  if (!setup) throw new Error(`unknown PHP session set-up "${name}": one of ${PHP_SESSION_SETUPS.map((known) => known.name).join(', ')}`);
+  return setup;
+}
+
+/** What the demo needs that may be missing (with the set-up `session`, default files/php), as a list of Debian packages. */
+export function missingForDemo(session) {
   const missing = [];
   if (spawnSync('php', ['-v']).status !== 0) missing.push('php-cli');
   if (spawnSync('nginx', ['-v']).status !== 0) missing.push('nginx');
   if (!existsSync(MAIN)) missing.push('(a built service: npx turbo run build)');
+  for (const need of phpSessionSetup(session).needs) if (!need.present()) missing.push(need.package);
   return missing;
 }
 
 /**
- * Starts the three processes; resolves once nginx answers. `port` 0 takes a free one.
- * @param {{ port?: number; idleSeconds?: number; onOutput?: (name: string, text: string) => void }} [options]
+ * Starts the three processes, and what the PHP session set-up `session` needs (a name from
+ * PHP_SESSION_SETUPS; default files/php); resolves once nginx answers. `port` 0 takes a free one.
+ * @param {{ port?: number; session?: string; idleSeconds?: number; onOutput?: (name: string, text: string) => void }} [options]
  */
 export async function startStrangler(options = {}) {
+  const setup = phpSessionSetup(options.session);
   const dir = mkdtempSync(join(tmpdir(), 'strangler-demo-'));
-  const sessions = join(dir, 'sessions');
-  mkdirSync(sessions, { mode: 0o1733 });
   const children = [];
   const output = options.onOutput ?? (() => undefined);
   const run = (name, command, args, env) => {
@@ -49,7 +141,9 @@ export async function startStrangler(options = {}) {
     child.stdout.on('data', (chunk) => output(name, chunk.toString()));
     child.stderr.on('data', (chunk) => output(name, chunk.toString()));
     // A test run or a demo that dies must not leave them running.
-    process.once('exit', () => child.kill('SIGKILL'));
+    const kill = () => child.kill('SIGKILL');
+    process.once('exit', kill);
+    child.once('exit', () => process.off('exit', kill));
     children.push(child);
     return child;
   };
@@ -67,12 +161,9 @@ export async function startStrangler(options = {}) {
   try {
     const [nginxPort, servicePort] = [options.port || (await freePort()), await freePort()];
     const url = `http://127.0.0.1:${nginxPort}`;
-    const ini = {
-      'session.save_handler': 'files',
-      'session.save_path': sessions,
-      'session.gc_probability': '0',
-      'session.use_strict_mode': '1',
-    };
+    // 0. Where PHP keeps its sessions.
+    const store = await setup.start({ dir, run });
+    const ini = { ...store.ini, 'session.gc_probability': '0', 'session.use_strict_mode': '1' };
 
     // 1. The PHP app.
     const fpm = phpFpmBinary();
@@ -94,7 +185,8 @@ export async function startStrangler(options = {}) {
           'pm = static',
           'pm.max_children = 2',
           'catch_workers_output = yes',
-          ...Object.entries(ini).map(([key, value]) => `php_admin_value[${key}] = ${value}`),
+          // Quoted: `;`, `&` and `=` in a save path are read otherwise.
+          ...Object.entries(ini).map(([key, value]) => `php_admin_value[${key}] = "${value}"`),
           '',
         ].join('\n'),
       );
@@ -106,7 +198,7 @@ export async function startStrangler(options = {}) {
       run(
         'php',
         'php',
-        [...Object.entries(ini).flatMap(([key, value]) => ['-d', `${key}=${value}`]), '-S', `127.0.0.1:${phpPort}`, '-t', DEMO_PHP],
+        [...Object.entries(ini).flatMap(([key, value]) => ['-d', `${key}="${value}"`]), '-S', `127.0.0.1:${phpPort}`, '-t', DEMO_PHP],
         {},
       );
       await untilListening(phpPort);
@@ -118,8 +210,7 @@ export async function startStrangler(options = {}) {
       PORT: String(servicePort),
       HOST: '127.0.0.1',
       SESSION_STORE: 'php',
-      PHP_SESSION_SAVE_HANDLER: 'files',
-      PHP_SESSION_SAVE_PATH: sessions,
+      ...store.env,
       PHP_SESSION_ACTIVITY_KEY: 'LAST_ACTIVITY',
       PHP_SESSION_IDLE_SECONDS: String(options.idleSeconds ?? 1800),
       // nginx connects from 127.0.0.1.
@@ -131,13 +222,15 @@ export async function startStrangler(options = {}) {
     let serviceOutput = '';
     service.stdout.on('data', (chunk) => (serviceOutput += chunk.toString()));
     await until(() => serviceOutput.includes('"listening"'), 15_000, 'the service did not start', service);
+    // What the service says it reads (its start-up line), e.g. "PHP sessions: memcached at 127.0.0.1:…, serializer igbinary, …".
+    const sessionsRead = JSON.parse(serviceOutput.split('\n').find((line) => line.includes('"listening"'))).sessions;
 
     // 3. nginx with the repository's recipe; only addresses and paths are changed.
     writeNginxConfig(dir, { nginxPort, servicePort, phpLocation });
     run('nginx', 'nginx', ['-p', dir, '-c', join(dir, 'nginx.conf'), '-e', join(dir, 'nginx-error.log')], {});
     await untilListening(nginxPort);
 
-    return { url, dir, activityDb: join(dir, 'activity.db'), php: fpm ? 'php-fpm' : 'php -S', stop };
+    return { url, dir, session: setup.name, sessionsRead, activityDb: join(dir, 'activity.db'), php: fpm ? 'php-fpm' : 'php -S', stop };
   } catch (error) {
     await stop();
     throw error;
