@@ -4,7 +4,8 @@ import { syncBuiltinESMExports } from 'node:module';
 import net from 'node:net';
 
 /**
- * Set-up file of the `unit` tier (vitest.tiers.ts): a unit test stays in this process. Starting a
+ * Set-up file of the in-process tiers, `unit` and `http` (vitest.tiers.ts): their tests stay in this
+ * process. Starting a
  * process, or connecting to a socket that no server of this process listens on (a database, Redis,
  * PHP), throws, naming the tier the test belongs in. Allowed: servers this process listens on (a
  * stub upstream, an app on a port, Pact's native mock server); port 1, where nothing listens, and
@@ -85,7 +86,7 @@ net.Socket.prototype.connect = function (this: net.Socket, ...args: unknown[]) {
   const target = connectTarget(args);
   if (!ownServer(target)) {
     const where = target.path ?? `port ${target.port}`;
-    throw new Error(`unit tier: a connection to ${where}, which no server of this test listens on: ${MOVE}`);
+    throw new Error(`in-process tier (unit, http): a connection to ${where}, which no server of this test listens on: ${MOVE}`);
   }
   return (connect as (...a: unknown[]) => net.Socket).apply(this, args);
 } as typeof connect;
@@ -93,7 +94,7 @@ net.Socket.prototype.connect = function (this: net.Socket, ...args: unknown[]) {
 const spawners = ['spawn', 'spawnSync', 'exec', 'execSync', 'execFile', 'execFileSync', 'fork'] as const;
 for (const name of spawners) {
   (childProcess as unknown as Record<string, unknown>)[name] = (command: unknown) => {
-    throw new Error(`unit tier: child_process.${name}(${JSON.stringify(command)}): ${MOVE}`);
+    throw new Error(`in-process tier (unit, http): child_process.${name}(${JSON.stringify(command)}): ${MOVE}`);
   };
 }
 // The ESM view of node:child_process (`import { spawn } from …`) follows the patched functions.

@@ -1,7 +1,7 @@
 // `npm test`: the tiers in turn, each package's result shown even when another one fails.
 //   0. the format check (Prettier, decision 037);
 //   1. type check, lint and the unit and http tiers of every package (vitest.tiers.ts), packages side by side;
-//   2. the int tier (PostgreSQL, MariaDB, Redis, PHP, redis-server), packages side by side;
+//   2. the int tier (PostgreSQL, MariaDB, Redis, memcached, PHP, redis-server, nginx), packages side by side;
 //   3. the slow tier (the built programs as child processes, the browser), one package at a time,
 //      alone on the machine: its tests start servers, nginx, php-fpm and Chromium.
 // `npm run test:fast` (argument `fast`) runs the unit tier alone: in-process, no service needed.

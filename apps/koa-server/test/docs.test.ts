@@ -146,7 +146,9 @@ describe('the docs', () => {
   });
 
   it("list in docs/operations.md's metrics table exactly the metrics the service registers", () => {
-    const registered = [...read('apps/koa-server/src/metrics.ts').matchAll(/(?:fromStats\(\s*|name:\s*)'([a-z_]+)'/g)].map((match) => match[1]!);
+    const registered = [...read('apps/koa-server/src/metrics.ts').matchAll(/(?:fromStats\(\s*|name:\s*)'([a-z_]+)'/g)].map(
+      (match) => match[1]!,
+    );
     const operations = read('docs/operations.md');
     const table = operations.slice(operations.indexOf('| Metric |')).split('\n\n')[0]!;
     const documented = table

@@ -1,7 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { nginxAvailable, startNginxWithProxyConf } from './support/nginx-chain.js';
 import { FIELD_PATH, ITEM_PATH, form, startService, type TestService } from './support/service.js';
-import { missing } from '@cotizaciones/adapters/testing';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -67,27 +65,4 @@ describe('Idempotency-Key on the upstream call', () => {
     });
     expect(keys(svc)).toEqual(['chosen-by-client']);
   });
-
-  it.skipIf(missing('nginx', nginxAvailable))(
-    "behind nginx with deploy/cotizaciones-proxy.conf, is nginx's $request_id, whatever the client sent",
-    async () => {
-      const svc = await service({ TRUST_PROXY: '127.0.0.1' });
-      const nginx = await startNginxWithProxyConf(Number(new URL(svc.url).port));
-      cleanup.push(() => nginx.stop());
-      const cookie = await svc.signIn();
-      const answers = [];
-      for (let i = 0; i < 2; i += 1) {
-        const answer = await fetch(`${nginx.url}${FIELD_PATH}`, {
-          method: 'POST',
-          headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', 'x-request-id': 'chosen-by-client' },
-          body: form({ id: '12', field: 'estado', value: 'x' }),
-        });
-        expect(await answer.text()).toBe('{"ok":true}');
-        answers.push(answer.headers.get('x-request-id'));
-      }
-      expect(keys(svc)).toEqual(answers);
-      expect(keys(svc).every((key) => /^[0-9a-f]{32}$/.test(key as string))).toBe(true);
-      expect(keys(svc)[0]).not.toBe(keys(svc)[1]);
-    },
-  );
 });

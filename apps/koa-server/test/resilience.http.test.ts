@@ -1,12 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { openSqlActivityLogStore } from '@cotizaciones/adapters/sql';
-import { missing, serviceUrls, SQLite, startStubTokenEndpoint } from '@cotizaciones/adapters/testing';
+import { SQLite, startStubTokenEndpoint } from '@cotizaciones/adapters/testing';
 import { expectAnswer } from './support/contract-headers.js';
-import { redisProcess, redisServerAvailable } from '@cotizaciones/adapters/testing';
 import { FIELD_PATH, ITEM_PATH, SESSION_KEY, TOKEN, form, signedCookie, startService } from './support/service.js';
 import { until } from './support/until.js';
-
-const urls = serviceUrls();
 
 describe('a failing activity-log store', () => {
   it('changes no response, is reported in the server log, and loses no entry once it is back', async () => {
@@ -97,46 +94,4 @@ describe('sessions in Redis', () => {
     expect(svc.stub.received).toHaveLength(0);
     await svc.close();
   });
-
-  it.skipIf(missing('redis-server', redisServerAvailable()))(
-    'recovers by itself when Redis comes back: 503 while it is down, normal after',
-    async () => {
-      const redis = redisProcess(6391);
-      await redis.start();
-      const svc = await startService({ SESSION_STORE: 'redis', REDIS_URL: redis.url });
-      let cookie = await svc.signIn();
-      await expectAnswer(await svc.post(FIELD_PATH, form({ id: '5' }), { cookie }), 200, '{"ok":true}');
-      await redis.stop();
-      await expectAnswer(await svc.post(FIELD_PATH, form({ id: '5' }), { cookie }), 503, '{"ok":false,"msg":"Servicio no disponible."}');
-      expect(svc.stub.received).toHaveLength(1);
-      await redis.start();
-      // This Redis keeps nothing on disk, so the old session is gone: sign in again, with no process restart.
-      let answer = '';
-      for (let i = 0; i < 50 && answer !== '{"ok":true}'; i += 1) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        cookie = await svc.signIn().catch(() => '');
-        answer = cookie ? await (await svc.post(FIELD_PATH, form({ id: '5' }), { cookie })).text() : '';
-      }
-      expect(answer).toBe('{"ok":true}');
-      await svc.close();
-      await redis.stop();
-    },
-  );
-
-  it.skipIf(missing('Redis (TEST_REDIS_URL)', urls.redis))(
-    'shares sessions between two instances, and a sign-out ends them everywhere',
-    async () => {
-      const env = { SESSION_STORE: 'redis', REDIS_URL: urls.redis ?? '' };
-      const one = await startService(env);
-      const two = await startService(env);
-      const cookie = await one.signIn('77');
-      await expectAnswer(await two.post(FIELD_PATH, form({ id: '5', field: 'x' }), { cookie }), 200, '{"ok":true}');
-      expect((await two.rows()).map((row) => row.user_id)).toEqual(['77']);
-      await fetch(`${one.url}/dev/logout`, { method: 'POST', headers: { cookie } });
-      // The same (still validly signed) cookie is refused: the session is gone from Redis.
-      await expectAnswer(await two.post(FIELD_PATH, form({ id: '5' }), { cookie }), 200, '{"ok":false,"msg":"No autenticado"}');
-      await one.close();
-      await two.close();
-    },
-  );
 });

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, memcachedProcess, startStubTokenEndpoint } from '@cotizaciones/adapters/testing';
+import { startStubTokenEndpoint } from '@cotizaciones/adapters/testing';
 import { otlpReceiver, type ExportedSpan } from './support/otlp-receiver.js';
 import { FIELD_PATH, TOKEN, form, startService, type TestService } from './support/service.js';
 
@@ -221,35 +221,4 @@ describe('OpenTelemetry export: http/protobuf, and a collector that does not ans
       stalled.close();
     }
   }, 30_000);
-});
-
-describe("OpenTelemetry traces with the PHP app's sessions in memcached", () => {
-  it('the session read names its mode, php memcached', async () => {
-    const receiver = await otlpReceiver();
-    const memcached = memcachedProcess(await freePort());
-    await memcached.start();
-    const svc = await startService({
-      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-      DEV_LOGIN: '',
-      SESSION_STORE: 'php',
-      PHP_SESSION_SAVE_HANDLER: 'memcached',
-      PHP_SESSION_SAVE_PATH: memcached.address,
-    });
-    try {
-      const answer = await svc.post(FIELD_PATH, form({ id: '15', field: 'estado', value: 'x' }), { cookie: `PHPSESSID=${'m'.repeat(26)}` });
-      expect(await answer.text()).toBe('{"ok":false,"msg":"No autenticado"}');
-      const read = () => receiver.spans().find((span) => span.name === 'session read');
-      while (!read()) await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(read()?.attributes).toMatchObject({
-        'cotizaciones.session.mode': 'php memcached',
-        'cotizaciones.session.outcome': 'signed-out',
-      });
-    } finally {
-      await svc.close();
-      receiver.close();
-      await memcached.stop();
-      memcached.remove();
-    }
-  });
 });
