@@ -54,7 +54,11 @@ export function gracefulShutdown({ http, service, log, stdout, drainMs, timeoutM
     await Promise.race([stdout.flush(), delay(Math.max(leastMs, Math.min(1_000, deadline() - Date.now())))]);
     process.exit(code);
   };
+  let aborted = false;
   const abort = (reason: string) => {
+    // Once: a third signal, or the time limit after a second one, has nothing left to cut.
+    if (aborted) return;
+    aborted = true;
     log.error(
       { reason, ...service.activityLog.stats() },
       'shutdown cut short: answering what waits on the upstream, writing what can be written',
