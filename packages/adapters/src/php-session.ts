@@ -1,4 +1,4 @@
-// The PHP session adapter: reads the PHP app's own sessions (files, phpredis or php-memcached) beside it.
+// The PHP session adapter: reads the PHP app's own sessions (files, phpredis on one server or a cluster, php-memcached) beside it.
 //
 // Decisions (each checked against PHP 8.2 / phpredis 5.3 in test/php-session/):
 // - ints: `number`, or `bigint` beyond 2^53 (saturating at the 64-bit bounds as PHP does); a user id comes out as

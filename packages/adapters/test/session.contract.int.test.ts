@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe } from 'vitest';
 import { phpSessions } from '../src/php-session.js';
 import {
@@ -7,13 +7,16 @@ import {
   freePort,
   memcachedProcess,
   missing,
+  redisClusterAvailable,
+  redisClusterProcess,
   serviceUrls,
   testSession,
   type MemcachedProcess,
+  type RedisClusterProcess,
 } from '../src/testing/index.js';
 import { phpSerialize } from './support/php-serialize.js';
 
-// session.contract.test.ts runs the suite against the in-process adapters; this file, against Redis and memcached.
+// session.contract.test.ts runs the suite against the in-process adapters; this file, against Redis, a Redis Cluster and memcached.
 const IDLE_SECONDS = 1800;
 
 /**
@@ -120,6 +123,61 @@ describe('with php-memcached', () => {
             `PHPSESSID=${id.slice(0, -1)}${id.at(-1) === 'a' ? 'b' : 'a'}`,
             `PHPSESSID=${randomBytes(16).toString('hex')}`,
             `PHPSESSID=lock.${id}`,
+            `OTHER=${id}`,
+          ];
+        },
+        close: () => sessions.close(),
+      };
+    },
+    { idleTimeout: { idleMs: IDLE_SECONDS * 1000, precisionMs: 1000 }, forgery: true },
+  );
+});
+
+/**
+ * The same through phpredis's cluster handler: sign-in writes `PHPREDIS_CLUSTER_SESSION:<id>` with SETEX
+ * gc_maxlifetime on the master of its slot, as PHP does, in a 3-master cluster of the suite's own.
+ */
+describe.skipIf(missing('redis-server and redis-cli', redisClusterAvailable()))('with phpredis on a Redis Cluster', () => {
+  let cluster: RedisClusterProcess;
+  let redis: Cluster;
+  beforeAll(async () => {
+    cluster = await redisClusterProcess({ masters: 3 });
+    redis = new Cluster(cluster.nodes.map(({ port }) => ({ host: '127.0.0.1', port })));
+  }, 60_000);
+  afterAll(async () => {
+    redis?.disconnect();
+    await cluster?.stop();
+  });
+
+  testSession(
+    'PHP sessions, phpredis cluster',
+    async () => {
+      let clock = Date.UTC(2026, 10, 23, 12, 0, 0);
+      const sessions = phpSessions({
+        saveHandler: 'rediscluster',
+        savePath: `${cluster.seeds}&timeout=2`,
+        activityKey: 'LAST_ACTIVITY',
+        idleSeconds: IDLE_SECONDS,
+        touch: 'none',
+        now: () => clock,
+      });
+      await sessions.ready(5_000);
+      return {
+        async signIn(user: unknown) {
+          const id = randomBytes(20).toString('hex').slice(0, 32);
+          const vars = user === undefined ? '' : `user|${phpSerialize(user)}`;
+          await redis.setex(`PHPREDIS_CLUSTER_SESSION:${id}`, 1440, `${vars}LAST_ACTIVITY|i:${Math.floor(clock / 1000)};`);
+          return `PHPSESSID=${id}`;
+        },
+        currentUser: (cookie: string | undefined) => sessions.sessionFor(cookie).currentUser(),
+        advance(ms: number) {
+          clock += ms;
+        },
+        forge(cookie: string) {
+          const id = cookie.slice('PHPSESSID='.length);
+          return [
+            `PHPSESSID=${id.slice(0, -1)}${id.at(-1) === 'a' ? 'b' : 'a'}`,
+            `PHPSESSID=${randomBytes(16).toString('hex')}`,
             `OTHER=${id}`,
           ];
         },

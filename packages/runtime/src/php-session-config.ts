@@ -21,7 +21,9 @@ const PhpSessionEnv = z.object({
     z
       .string()
       .trim()
-      .pipe(z.enum(SAVE_HANDLERS, quoting('is not supported: expected files, redis (phpredis) or memcached (php-memcached)')))
+      .pipe(
+        z.enum(SAVE_HANDLERS, quoting('is not supported: expected files, redis or rediscluster (phpredis), or memcached (php-memcached)')),
+      )
       .default('files'),
   ),
   PHP_SESSION_SAVE_PATH: z.string().trim().optional(),
@@ -80,7 +82,7 @@ export function readPhpSessionConfig(env: Environment, problems: ConfigProblems)
   if (savePath === undefined) {
     found.set(
       'PHP_SESSION_SAVE_PATH',
-      'PHP_SESSION_SAVE_PATH required: copy session.save_path from php.ini (a directory, tcp://host:port?… for redis, host:port,… for memcached)',
+      'PHP_SESSION_SAVE_PATH required: copy session.save_path from php.ini (a directory, tcp://host:port?… for redis, seed[]=host:port&… for rediscluster, host:port,… for memcached)',
     );
   }
   const settings: PhpSessionSettings = {

@@ -75,7 +75,7 @@ describe('PHP_SESSION_* variables (SESSION_STORE=php)', () => {
         PHP_SESSION_LOCK_WAITERS: '0',
       }),
     ).toEqual([
-      'PHP_SESSION_SAVE_HANDLER "memcache" is not supported: expected files, redis (phpredis) or memcached (php-memcached)',
+      'PHP_SESSION_SAVE_HANDLER "memcache" is not supported: expected files, redis or rediscluster (phpredis), or memcached (php-memcached)',
       'PHP_SESSION_SERIALIZE_HANDLER "msgpack" is not supported: expected php, php_serialize, php_binary or igbinary',
       'PHP_SESSION_NAME "123" is not a session cookie name PHP accepts',
       'PHP_SESSION_GC_MAXLIFETIME "-5" is not a positive whole number of seconds',
@@ -113,6 +113,24 @@ describe('PHP_SESSION_* variables (SESSION_STORE=php)', () => {
     expect(problems({ PHP_SESSION_SAVE_PATH: 'x;/var/lib/php/sessions' })).toHaveLength(1);
     // The save path is not blamed for a handler that was refused.
     expect(problems({ PHP_SESSION_SAVE_HANDLER: 'memcache', PHP_SESSION_SAVE_PATH: 'tcp://a:1' })).toHaveLength(1);
+  });
+
+  it("reads phpredis's cluster save path as php.ini has it, never printing its password", () => {
+    const cluster = (path: string) => problems({ PHP_SESSION_SAVE_HANDLER: 'rediscluster', PHP_SESSION_SAVE_PATH: path });
+    expect(cluster('seed[]=10.0.0.1:7000&seed[]=10.0.0.2:7000&timeout=2&read_timeout=2&failover=error&persistent=1&auth=s3cret')).toEqual(
+      [],
+    );
+    expect(settings({ PHP_SESSION_SAVE_HANDLER: 'rediscluster', PHP_SESSION_SAVE_PATH: 'seed[]=a:7000' })?.saveHandler).toBe(
+      'rediscluster',
+    );
+    expect(cluster('tcp://a:6379?auth=s3cret')).toEqual([
+      expect.stringMatching(/^PHP_SESSION_SAVE_PATH expected phpredis's cluster form/) as string,
+    ]);
+    expect(cluster('seed[]=a:7000&database=1&auth=s3cret')).toEqual([expect.stringMatching(/only database 0/) as string]);
+    for (const path of ['seed[]=a&auth=s3cret', 'seed[]=a:1&auth[]=u&auth[]=s3cret&stream[verify_peer]=0', 'seed[]=a:1&auth=s3cret&x=1']) {
+      expect(cluster(path)).toHaveLength(1);
+      expect(cluster(path).join('\n')).not.toContain('s3cret');
+    }
   });
 
   it("reads php-memcached's save path and prefix as php.ini has them", () => {

@@ -1,10 +1,10 @@
-import { parseFilesSavePath, parseMemcachedSavePath, parseRedisSavePath } from './save-path.js';
+import { parseFilesSavePath, parseMemcachedSavePath, parseRedisClusterSavePath, parseRedisSavePath } from './save-path.js';
 
 // The light part of the PHP session adapter: its settings and their rules, loaded by configuration in every
 // process; the adapter itself (decoder, Redis and memcached clients) is imported only when chosen.
 
-export type PhpSaveHandler = 'files' | 'redis' | 'memcached';
-export const SAVE_HANDLERS: readonly PhpSaveHandler[] = ['files', 'redis', 'memcached'];
+export type PhpSaveHandler = 'files' | 'redis' | 'rediscluster' | 'memcached';
+export const SAVE_HANDLERS: readonly PhpSaveHandler[] = ['files', 'redis', 'rediscluster', 'memcached'];
 /** `session.serialize_handler` values this adapter reads. */
 export const SESSION_FORMATS = ['php', 'php_serialize', 'php_binary', 'igbinary'] as const;
 export type PhpSessionFormat = (typeof SESSION_FORMATS)[number];
@@ -53,6 +53,7 @@ export function phpSettingsProblems(settings: PhpSessionSettings): PhpSettingsPr
   try {
     if (settings.saveHandler === 'files') parseFilesSavePath(settings.savePath);
     else if (settings.saveHandler === 'memcached') parseMemcachedSavePath(settings.savePath);
+    else if (settings.saveHandler === 'rediscluster') parseRedisClusterSavePath(settings.savePath);
     else parseRedisSavePath(settings.savePath);
   } catch (error) {
     problems.push({ variable: 'PHP_SESSION_SAVE_PATH', line: `PHP_SESSION_SAVE_PATH ${(error as Error).message}` });

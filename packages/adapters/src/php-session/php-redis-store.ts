@@ -115,14 +115,14 @@ export function phpRedisStore(options: RedisStoreOptions): PhpSaveHandlerStore {
  * value answers its length instead, so no reply can hold the connection every other read shares. A
  * value comes with its time to live in ms (PTTL), so a fresh expiry need not be moved again.
  */
-const BOUNDED_GET = `local n = redis.call('STRLEN', KEYS[1])
+export const BOUNDED_GET = `local n = redis.call('STRLEN', KEYS[1])
 if n > tonumber(ARGV[1]) then return n end
 local value = redis.call('GET', KEYS[1])
 if not value then return nil end
 return {value, redis.call('PTTL', KEYS[1])}`;
 
 /** `[value, PTTL]`, the length of a value over the bound, or null for no key. */
-type BoundedReply = [Buffer, number] | number | null;
+export type BoundedReply = [Buffer, number] | number | null;
 type BoundedRedis = Redis & { boundedGetBuffer(key: string, max: number): Promise<BoundedReply> };
 
 function withBoundedGet(redis: Redis): BoundedRedis {

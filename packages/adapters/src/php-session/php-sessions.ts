@@ -11,13 +11,14 @@ import { locksAvailable } from '../fs/flock.js';
 import { phpFilesStore } from './php-files-store.js';
 import { phpSettingsProblems, type PhpSessionSettings } from './options.js';
 import { PhpSessionDecodeError, type PhpValue } from './php-value.js';
-import { parseFilesSavePath, parseMemcachedSavePath, parseRedisSavePath } from './save-path.js';
+import { parseFilesSavePath, parseMemcachedSavePath, parseRedisClusterSavePath, parseRedisSavePath } from './save-path.js';
 import { decodePhpSession, encodeInt, isPlainNumber, type DecodedPhpSession } from './session-formats.js';
 import { sessionIdFromCookies, sessionIdHash } from './session-id.js';
 import type { PhpSaveHandlerStore } from './save-handler-store.js';
 import type { PhpSessionStore } from '../session/session-store.js';
 import { phpRedisStore } from './php-redis-store.js';
 import { phpMemcachedStore } from './php-memcached-store.js';
+import { phpRedisClusterStore } from './php-redis-cluster-store.js';
 import { rateLimitedReport } from './rate-limited-report.js';
 import { toPlain } from './to-plain.js';
 
@@ -26,7 +27,7 @@ export interface PhpSessionsOptions extends PhpSessionSettings {
   readonly now?: () => number;
   /** Told about sessions answered as "no user" for a reason worth logging, and touches that failed; never given the id. */
   readonly onProblem?: (problem: PhpSessionProblem) => void;
-  /** Told when the Redis connection fails. */
+  /** Told when the Redis connection (a cluster: any node's) fails. */
   readonly onConnectionError?: (error: Error) => void;
   /** Told each time the number of requests waiting on PHP's file locks changes. */
   readonly onLockWaiters?: (waiting: number) => void;
@@ -67,8 +68,8 @@ const NO_SESSION: Session = { currentUser: () => Promise.resolve(undefined) };
 /**
  * The PHP app's own sessions behind the core's Session port: same cookie, same
  * store, same user, same sign-out. Reads never create anything; writes are the
- * ones PHP itself would make (the expiry) and, in `activity` mode on Redis or
- * memcached, the activity value alone, in a transaction (or `cas`) that yields to any PHP write.
+ * ones PHP itself would make (the expiry) and, in `activity` mode on Redis, Redis Cluster or
+ * memcached, the activity value alone, in a transaction (a compare-and-set script, or `cas`) that yields to any PHP write.
  */
 export function phpSessions(options: PhpSessionsOptions): PhpSessionStore {
   const format = options.serializeHandler ?? 'php';
@@ -260,6 +261,15 @@ function openStore(
       maxLockWaiters: options.lockWaiters ?? DEFAULT_LOCK_WAITERS,
       ...(options.onLockWaiters ? { onLockWaiters: options.onLockWaiters } : {}),
       now,
+    });
+  }
+  if (options.saveHandler === 'rediscluster') {
+    return phpRedisClusterStore({
+      ...parseRedisClusterSavePath(options.savePath),
+      gcMaxLifetimeSeconds,
+      maxBytes,
+      now,
+      ...(options.onConnectionError ? { onConnectionError: options.onConnectionError } : {}),
     });
   }
   const savePath = parseRedisSavePath(options.savePath);

@@ -1,8 +1,8 @@
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { SessionUnavailableError } from '@cotizaciones/core';
 
-/** Resolves once `redis` is connected, or rejects with SessionUnavailableError after `timeoutMs`. */
-export function redisReady(redis: Redis, timeoutMs: number): Promise<void> {
+/** Resolves once `redis` is connected (a cluster: its slot map fetched), or rejects with SessionUnavailableError after `timeoutMs`. */
+export function redisReady(redis: Redis | Cluster, timeoutMs: number): Promise<void> {
   if (redis.status === 'ready') return Promise.resolve();
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {

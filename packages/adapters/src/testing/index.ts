@@ -26,10 +26,13 @@ export {
   phpAvailable,
   phpFixtures,
   phpServer,
+  redisClusterAvailable,
+  redisClusterProcess,
   redisProcess,
   redisServerAvailable,
   type MemcachedProcess,
   type PhpServer,
+  type RedisClusterProcess,
   type RedisProcess,
 } from './processes.js';
 export { redisCommandsDuring } from './redis-monitor.js';
