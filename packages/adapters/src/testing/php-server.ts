@@ -33,11 +33,15 @@ export function iniFlags(ini: Record<string, string>): string[] {
   ]);
 }
 
-/** `php -S` serving the fixture pages with the given session ini: the PHP app whose sessions the adapter reads. */
-export async function phpServer(ini: Record<string, string>) {
+/**
+ * `php -S` serving the fixture pages with the given session ini: the PHP app whose sessions the adapter reads.
+ * `workers` > 1 serves that many requests at once (PHP_CLI_SERVER_WORKERS), as php-fpm's pool does.
+ */
+export async function phpServer(ini: Record<string, string>, { workers = 1 }: { workers?: number } = {}) {
   const port = await freePort();
   const child: ChildProcess = spawn('php', [...iniFlags(ini), '-S', `127.0.0.1:${port}`, '-t', phpFixtures], {
     stdio: ['ignore', 'ignore', 'pipe'],
+    env: workers > 1 ? { ...process.env, PHP_CLI_SERVER_WORKERS: String(workers) } : process.env,
   });
   // A run that dies before its afterAll must not leave PHP listening.
   const killOnExit = () => child.kill('SIGKILL');
