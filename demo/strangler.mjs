@@ -57,6 +57,11 @@ export const PHP_SESSION_SETUPS = [
       };
     },
   },
+  {
+    name: 'rediscluster/php',
+    needs: [command('redis-server', ['--version']), command('redis-cli', ['--version']), php('redis')],
+    start: redisClusterSetup,
+  },
   { name: 'memcached/php', needs: [command('memcached', ['-h']), php('memcached')], start: (context) => memcachedSetup(context, 'php') },
   {
     name: 'memcached/igbinary',
@@ -71,6 +76,47 @@ async function filesSetup({ dir }, serializer) {
   return {
     ini: { 'session.save_handler': 'files', 'session.save_path': sessions, 'session.serialize_handler': serializer },
     env: { PHP_SESSION_SAVE_HANDLER: 'files', PHP_SESSION_SAVE_PATH: sessions, PHP_SESSION_SERIALIZE_HANDLER: serializer },
+  };
+}
+
+/** Three masters on free ports (each with its own bus port), joined by `redis-cli --cluster create`; ready once every node says cluster_state:ok. */
+async function redisClusterSetup({ run, dir }) {
+  const nodes = [];
+  for (let i = 0; i < 3; i += 1) {
+    const [port, bus] = [await freePort(), await freePort()];
+    const own = join(dir, `cluster-${port}`);
+    mkdirSync(own);
+    run(
+      'redis-server',
+      'redis-server',
+      // Its own bus port: a port near the top of the range has no port + 10000.
+      ['--port', String(port), '--cluster-port', String(bus), '--bind', '127.0.0.1', '--cluster-enabled', 'yes'].concat([
+        '--cluster-config-file',
+        join(own, 'nodes.conf'),
+        '--dir',
+        own,
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+      ]),
+      {},
+    );
+    nodes.push({ port });
+  }
+  for (const { port } of nodes) await untilListening(port);
+  const addresses = nodes.map(({ port }) => `127.0.0.1:${port}`);
+  const created = spawnSync('redis-cli', ['--cluster', 'create', ...addresses, '--cluster-replicas', '0', '--cluster-yes'], {
+    encoding: 'utf8',
+  });
+  if (created.status !== 0) throw new Error(`redis-cli --cluster create failed: ${created.stdout}${created.stderr}`);
+  const ok = (port) =>
+    spawnSync('redis-cli', ['-p', String(port), 'cluster', 'info'], { encoding: 'utf8' }).stdout.includes('cluster_state:ok');
+  await until(() => nodes.every(({ port }) => ok(port)), 30_000, 'the Redis Cluster did not reach cluster_state:ok');
+  const savePath = `${addresses.map((address) => `seed[]=${address}`).join('&')}&timeout=2&read_timeout=2`;
+  return {
+    ini: { 'session.save_handler': 'rediscluster', 'session.save_path': savePath },
+    env: { PHP_SESSION_SAVE_HANDLER: 'rediscluster', PHP_SESSION_SAVE_PATH: savePath, PHP_SESSION_TOUCH: 'activity' },
   };
 }
 

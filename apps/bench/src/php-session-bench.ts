@@ -9,9 +9,12 @@ import {
   freePort,
   phpAvailable,
   phpServer,
+  redisClusterAvailable,
+  redisClusterProcess,
   redisProcess,
   redisServerAvailable,
   type PhpServer,
+  type RedisClusterProcess,
 } from '@cotizaciones/adapters/testing/processes';
 import { runLoad, type LoadResult } from './load.js';
 import { median } from './measure.js';
@@ -130,9 +133,10 @@ async function timeReads(options: PhpSessionsOptions, cookie: string, reads: num
 }
 
 /**
- * SESSION_STORE=php measured: the adapter's read of a session a real PHP wrote (files, phpredis; each
- * touch mode), and what it adds to a whole request against the service's own sessions (cookie, Redis).
- * Undefined when PHP or redis-server is not installed.
+ * SESSION_STORE=php measured: the adapter's read of a session a real PHP wrote (files, phpredis on one
+ * server and on a 3-master cluster when redis-cli is installed; each touch mode), and what it adds to a
+ * whole request against the service's own sessions (cookie, Redis). Undefined when PHP or redis-server is
+ * not installed.
  */
 export async function benchPhpSessions(
   reads: number,
@@ -148,6 +152,7 @@ export async function benchPhpSessions(
   const redis = redisProcess(await freePort());
   const phps: PhpServer[] = [];
   const services: Spawned[] = [];
+  let cluster: RedisClusterProcess | undefined;
   try {
     // First, alone: no service or PHP server running beside the two decoders.
     log("PHP sessions: the reader against PHP's session_decode (52, 205, 820 KB carts; php and igbinary)");
@@ -170,6 +175,11 @@ export async function benchPhpSessions(
     const phpFiles = await phpServer({ 'session.save_handler': 'files', 'session.save_path': dir });
     const phpRedis = await phpServer({ 'session.save_handler': 'redis', 'session.save_path': savePath });
     phps.push(phpFiles, phpRedis);
+    if (redisClusterAvailable()) cluster = await redisClusterProcess({ masters: 3 });
+    else log('redis-cli not installed: no php rediscluster rows');
+    const clusterPath = cluster ? `${cluster.seeds}&timeout=2&read_timeout=2` : '';
+    const phpCluster = cluster ? await phpServer({ 'session.save_handler': 'rediscluster', 'session.save_path': clusterPath }) : undefined;
+    if (phpCluster) phps.push(phpCluster);
     const signIn = async (php: PhpServer, id: string) => (await php.get(`session.php?action=signin&id=${id}`)).cookie ?? '';
 
     log(`PHP sessions: ${reads} adapter reads per mode`);
@@ -189,6 +199,14 @@ export async function benchPhpSessions(
     for (const touch of ['none', 'expiry', 'activity'] as const) {
       readTimes.set(`redis, touch ${touch}`, []);
       await timeReads({ saveHandler: 'redis', savePath, touch, ...control }, redisCookie, reads, readTimes.get(`redis, touch ${touch}`)!);
+    }
+    if (phpCluster) {
+      const clusterCookie = await signIn(phpCluster, '61');
+      for (const touch of ['none', 'expiry', 'activity'] as const) {
+        const times: number[] = [];
+        readTimes.set(`rediscluster, touch ${touch}`, times);
+        await timeReads({ saveHandler: 'rediscluster', savePath: clusterPath, touch, ...control }, clusterCookie, reads, times);
+      }
     }
 
     log(`PHP sessions: ${rounds} interleaved rounds of whole requests per mode`);
@@ -212,6 +230,13 @@ export async function benchPhpSessions(
     await add('php redis', { SESSION_STORE: 'php', PHP_SESSION_SAVE_HANDLER: 'redis', PHP_SESSION_SAVE_PATH: savePath }, (_url, user) =>
       signIn(phpRedis, user),
     );
+    if (phpCluster) {
+      await add(
+        'php rediscluster',
+        { SESSION_STORE: 'php', PHP_SESSION_SAVE_HANDLER: 'rediscluster', PHP_SESSION_SAVE_PATH: clusterPath },
+        (_url, user) => signIn(phpCluster, user),
+      );
+    }
     const requestTimes = new Map(modes.map((mode) => [mode.name, [] as number[]]));
     const body = new URLSearchParams({ id: '12', field: 'estado', value: 'x' }).toString();
     for (let round = -20; round < rounds; round += 1) {
@@ -248,6 +273,7 @@ export async function benchPhpSessions(
     await Promise.all(services.map((service) => service.stop()));
     await Promise.all(phps.map((php) => php.stop()));
     await redis.stop();
+    await cluster?.stop();
     await rm(scratch, { recursive: true, force: true });
   }
 }

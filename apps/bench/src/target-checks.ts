@@ -46,7 +46,7 @@ export function checkTargets(report: BenchReport): TargetCheck[] {
   ratioCheck('service, got: CPU per request ≤ 1.05 × Koa + got (0 ms upstream)', service('got'), role('koa-got'), 1.05);
 
   const php = report.phpSessions?.throughput;
-  for (const mode of ['php files', 'php redis'] as const) {
+  for (const mode of ['php files', 'php redis', 'php rediscluster'] as const) {
     const row = php?.find((r) => r.mode === mode);
     const cookie = php?.find((r) => r.mode === 'cookie');
     const ratio = row && cookie ? row.rps / cookie.rps : undefined;

@@ -127,7 +127,7 @@ export function phpRedisClusterStore(options: RedisClusterStoreOptions): PhpSave
     },
     ready: (timeoutMs) => redisReady(cluster, timeoutMs),
     describe() {
-      return `redis cluster seeded by ${options.seeds.map(({ host, port }) => `${host}:${port}`).join(', ')}, keys "${options.prefix}<id>"`;
+      return `rediscluster seeded by ${options.seeds.map(({ host, port }) => `${host}:${port}`).join(', ')}, keys "${options.prefix}<id>"`;
     },
     async close() {
       await cluster.quit().catch(() => cluster.disconnect());
