@@ -69,7 +69,7 @@ describe('loadConfig', () => {
       sessionKeys: [KEYS, 'second-key-0123456789'],
       sessionKeysGenerated: false,
       sessionStore: 'redis',
-      redisUrl: 'redis://cache:6379',
+      records: { backend: { name: 'redis' }, variables: { REDIS_URL: 'redis://cache:6379' } },
       devLogin: true,
       logLevel: 'warn',
     });
@@ -320,6 +320,7 @@ describe('loadConfig', () => {
       UPSTREAM_BASE_URL: 'http://alice:SECRET-pw@api.example.com/v1',
       UPSTREAM_TOKEN: 't',
       ACTIVITY_LOG_URL: 'mongodb://admin:SECRET-pw@db.example.com:27017/log?authSource=SECRET',
+      SESSION_STORE: 'redis',
       REDIS_URL: 'http://:SECRET-pw@cache.example.com:6379',
       UPSTREAM_CLIENT_SECRET: 'SECRET',
     };
@@ -373,8 +374,20 @@ describe('loadConfig', () => {
 
   it('reads the activity log, Redis and shutdown settings', () => {
     expect(
-      loadConfig({ ACTIVITY_LOG_TABLE: 'auditoria', ACTIVITY_LOG_QUEUE_MAX: '50', REDIS_KEY_PREFIX: 'app1:', SHUTDOWN_TIMEOUT_MS: '3000' }),
-    ).toMatchObject({ activityLogTable: 'auditoria', activityLogQueueMax: 50, redisKeyPrefix: 'app1:', shutdownTimeoutMs: 3000 });
+      loadConfig({
+        ACTIVITY_LOG_TABLE: 'auditoria',
+        ACTIVITY_LOG_QUEUE_MAX: '50',
+        SESSION_STORE: 'redis',
+        REDIS_URL: 'redis://r',
+        REDIS_KEY_PREFIX: 'app1:',
+        SHUTDOWN_TIMEOUT_MS: '3000',
+      }),
+    ).toMatchObject({
+      activityLogTable: 'auditoria',
+      activityLogQueueMax: 50,
+      records: { variables: { REDIS_KEY_PREFIX: 'app1:' } },
+      shutdownTimeoutMs: 3000,
+    });
   });
 
   it('accepts a production configuration', () => {

@@ -8,6 +8,7 @@ export { openAdapters, type Adapters } from './open-adapters.js';
 export { upstreamTarget } from './open-upstream.js';
 export { openSessionStore } from './open-sessions.js';
 export { readSessionConfig, type SessionConfig } from './session-config.js';
+export { RECORD_BACKENDS, recordBackend, REDIS_RECORDS, type RecordBackend } from './record-backends.js';
 export { failedChecks, readinessCheck } from './readiness-check.js';
 export { NOT_CHECKED, readinessMonitor, type Readiness, type ReadinessMonitor } from './readiness-monitor.js';
 export { createLog, errorSummary, unredactedLog, type Log } from './redacting-log.js';

@@ -6,7 +6,7 @@ import type { SessionConfig } from './session-config.js';
  * The session store the configuration names, for a channel that has sessions (the web's). A store
  * that is down at start-up is waited for briefly, then opened anyway: it is connected to later, and
  * until then every session read fails as unavailable (the store's `ping` says so meanwhile).
- * The Redis and PHP adapters are imported only when chosen.
+ * A record backend's client and the PHP adapters are imported only when chosen.
  */
 export async function openSessionStore(config: SessionConfig, log: Log): Promise<SessionStore> {
   const store = await storeFor(config, log);
@@ -17,13 +17,7 @@ export async function openSessionStore(config: SessionConfig, log: Log): Promise
 }
 
 async function storeFor(config: SessionConfig, log: Log): Promise<SessionStore> {
-  if (config.sessionStore === 'redis' && config.redisUrl !== undefined) {
-    return (await import('@cotizaciones/adapters/redis')).redisSessionStore({
-      url: config.redisUrl,
-      prefix: config.redisKeyPrefix,
-      onConnectionError: (error) => log.warn({ err: error }, 'session store (Redis) connection error'),
-    });
-  }
+  if (config.records !== undefined) return config.records.backend.open(config.records.variables, log);
   if (config.sessionStore === 'php' && config.phpSession !== undefined) {
     const { phpSessions } = await import('@cotizaciones/adapters/php-session');
     return phpSessions({

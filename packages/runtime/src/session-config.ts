@@ -1,51 +1,61 @@
 import { z } from 'zod';
 import type { PhpSessionSettings } from '@cotizaciones/adapters/php-session/options';
-import type { ConfigProblems } from './config-problems.js';
+import { configProblem, type ConfigProblems } from './config-problems.js';
 import { readPhpSessionConfig } from './php-session-config.js';
+import { RECORD_BACKENDS, readRecordBackend, type RecordBackend } from './record-backends.js';
 import { integer, presentVariables, readVariables, reporter, type Environment } from './read-env.js';
 
-/** The variables of the web channel's sessions: read only by a channel that has sessions. */
+/** The variables of the web channel's sessions: read only by a channel that has sessions. A record backend's own are in record-backends.ts. */
 const SessionEnv = z.object({
-  SESSION_STORE: z.enum(['cookie', 'redis', 'php']).default('cookie').describe('cookie, redis or php'),
-  REDIS_URL: z
-    .url({ protocol: /^rediss?$/ })
-    .optional()
-    .describe('a redis:// or rediss:// URL'),
-  REDIS_KEY_PREFIX: z.string().default('cotizaciones:sess:'),
+  SESSION_STORE: z.string().default('cookie'),
   SESSION_IDLE_MINUTES: integer(1, 60 * 24 * 30, 30),
   SESSION_MAX_HOURS: integer(1, 24 * 365, 8),
 });
 
 /** Where a channel's sessions live and how long they last. */
 export interface SessionConfig {
-  readonly sessionStore: 'cookie' | 'redis' | 'php';
+  /** `cookie`, `php`, or the name of a record backend. */
+  readonly sessionStore: string;
   /** SESSION_STORE=php: the PHP app's session settings (PHP_SESSION_*). */
   readonly phpSession: PhpSessionSettings | undefined;
-  readonly redisUrl: string | undefined;
-  readonly redisKeyPrefix: string;
+  /** SESSION_STORE=<a record backend>: that backend and its variables' values. */
+  readonly records: { readonly backend: RecordBackend; readonly variables: unknown } | undefined;
   readonly sessionIdleMs: number;
   readonly sessionMaxMs: number;
 }
 
-/** SESSION_* (and PHP_SESSION_* for SESSION_STORE=php); every bad variable becomes a line in `problems`. */
-export function readSessionConfig(env: Environment, problems: ConfigProblems): SessionConfig {
+/**
+ * SESSION_* (and PHP_SESSION_* for SESSION_STORE=php, the chosen record backend's variables); every bad
+ * variable becomes a line in `problems`. `backends`: the record backends SESSION_STORE can name.
+ */
+export function readSessionConfig(
+  env: Environment,
+  problems: ConfigProblems,
+  backends: readonly RecordBackend[] = RECORD_BACKENDS,
+): SessionConfig {
   const e = readVariables(SessionEnv, env, problems);
   const report = reporter(problems);
-  const phpSession = e.SESSION_STORE === 'php' ? readPhpSessionConfig(env, problems) : undefined;
-  if (e.SESSION_STORE === 'redis' && !e.REDIS_URL) report('REDIS_URL', 'is required when SESSION_STORE=redis', 'SESSION_STORE');
+  const stores = ['cookie', ...backends.map((backend) => backend.name), 'php'];
+  let sessionStore = e.SESSION_STORE;
+  if (!stores.includes(sessionStore)) {
+    problems.set('SESSION_STORE', configProblem('SESSION_STORE', `must be ${stores.slice(0, -1).join(', ')} or php`, sessionStore));
+    sessionStore = 'cookie';
+  }
+  const phpSession = sessionStore === 'php' ? readPhpSessionConfig(env, problems) : undefined;
+  const backend = backends.find((one) => one.name === sessionStore);
+  const records = backend === undefined ? undefined : { backend, variables: readRecordBackend(backend, env, problems) };
   // A cookie session is readable by its holder and outlives sign-out: no upstream token in it.
-  if (presentVariables(env).UPSTREAM_TOKEN_SESSION_KEY && e.SESSION_STORE === 'cookie') {
+  if (presentVariables(env).UPSTREAM_TOKEN_SESSION_KEY && sessionStore === 'cookie') {
     report(
       'UPSTREAM_TOKEN_SESSION_KEY',
-      'needs server-side sessions (SESSION_STORE=redis or php): with SESSION_STORE=cookie the token would sit in a readable cookie',
+      `needs server-side sessions (SESSION_STORE=${stores.slice(1).join(' or ')}): with SESSION_STORE=cookie the token would sit in a readable cookie`,
       'SESSION_STORE',
     );
   }
   return {
-    sessionStore: e.SESSION_STORE,
+    sessionStore,
     phpSession,
-    redisUrl: e.REDIS_URL,
-    redisKeyPrefix: e.REDIS_KEY_PREFIX,
+    records,
     sessionIdleMs: e.SESSION_IDLE_MINUTES * 60_000,
     sessionMaxMs: e.SESSION_MAX_HOURS * 3_600_000,
   };
