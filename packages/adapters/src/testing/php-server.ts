@@ -42,9 +42,19 @@ export async function phpServer(ini: Record<string, string>, { workers = 1 }: { 
   const child: ChildProcess = spawn('php', [...iniFlags(ini), '-S', `127.0.0.1:${port}`, '-t', phpFixtures], {
     stdio: ['ignore', 'ignore', 'pipe'],
     env: workers > 1 ? { ...process.env, PHP_CLI_SERVER_WORKERS: String(workers) } : process.env,
+    // Its workers are processes of their own that outlive it: in a group of their own, signalled together.
+    detached: workers > 1,
   });
+  const signal = (name: NodeJS.Signals) => {
+    if (workers <= 1) return child.kill(name);
+    try {
+      return process.kill(-child.pid!, name);
+    } catch {
+      return false; // The group is gone.
+    }
+  };
   // A run that dies before its afterAll must not leave PHP listening.
-  const killOnExit = () => child.kill('SIGKILL');
+  const killOnExit = () => signal('SIGKILL');
   process.once('exit', killOnExit);
   let errors = '';
   child.stderr?.on('data', (chunk: Buffer) => (errors += chunk.toString()));
@@ -76,13 +86,16 @@ export async function phpServer(ini: Record<string, string>, { workers = 1 }: { 
     },
     async stop() {
       process.off('exit', killOnExit);
-      if (child.exitCode !== null) return;
-      const exited = once(child, 'exit');
-      child.kill('SIGTERM');
-      // php -S dies at once on SIGTERM; a machine too loaded to let it run gets SIGKILL rather than a hung hook.
-      const stubborn = setTimeout(() => child.kill('SIGKILL'), 3_000);
-      await exited;
-      clearTimeout(stubborn);
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = once(child, 'exit');
+        signal('SIGTERM');
+        // php -S dies at once on SIGTERM; a machine too loaded to let it run gets SIGKILL rather than a hung hook.
+        const stubborn = setTimeout(() => signal('SIGKILL'), 3_000);
+        await exited;
+        clearTimeout(stubborn);
+      }
+      // Workers that outlived it.
+      if (workers > 1) signal('SIGKILL');
     },
   };
 }
