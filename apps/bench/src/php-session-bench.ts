@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +7,7 @@ import { UPDATE_QUOTATION_FIELD } from '@cotizaciones/core';
 import { decodePhpSession, phpSessions, type PhpSessionFormat, type PhpSessionsOptions } from '@cotizaciones/adapters/php-session';
 import {
   freePort,
+  memcachedProcess,
   phpAvailable,
   phpServer,
   redisClusterAvailable,
@@ -135,8 +136,9 @@ async function timeReads(options: PhpSessionsOptions, cookie: string, reads: num
 /**
  * SESSION_STORE=php measured: the adapter's read of a session a real PHP wrote (files, phpredis on one
  * server and on a 3-master cluster when redis-cli is installed; each touch mode), and what it adds to a
- * whole request against the service's own sessions (cookie, Redis). Undefined when PHP or redis-server is
- * not installed.
+ * whole request against the service's own sessions (cookie, Redis), with files (php and igbinary),
+ * phpredis, its cluster and php-memcached (where installed). Undefined when PHP or redis-server is not
+ * installed.
  */
 export async function benchPhpSessions(
   reads: number,
@@ -150,6 +152,12 @@ export async function benchPhpSessions(
   }
   const scratch = await mkdtemp(join(tmpdir(), 'bench-php-sessions-'));
   const redis = redisProcess(await freePort());
+  // php-memcached's mode only where memcached and the extension are installed (as .ci/run does).
+  const memcached =
+    spawnSync('memcached', ['-h']).status === 0 && execFileSync('php', ['-m'], { encoding: 'utf8' }).split('\n').includes('memcached')
+      ? memcachedProcess(await freePort())
+      : undefined;
+  if (!memcached) log('memcached or php-memcached not installed: no php memcached mode');
   const phps: PhpServer[] = [];
   const services: Spawned[] = [];
   let cluster: RedisClusterProcess | undefined;
@@ -167,14 +175,23 @@ export async function benchPhpSessions(
       }
     }
     await redis.start();
+    await memcached?.start();
     const dir = join(scratch, 'sessions');
     await mkdir(dir);
+    const igbinaryDir = join(scratch, 'sessions-igbinary');
+    await mkdir(igbinaryDir);
     // Made first, so that by the load it has long been unchanged: final, as PHP leaves a visitor's session.
     await writeFile(join(dir, `sess_${EMPTY_SESSION_ID}`), '');
     const savePath = `tcp://127.0.0.1:${new URL(redis.url).port}?prefix=bench_`;
     const phpFiles = await phpServer({ 'session.save_handler': 'files', 'session.save_path': dir });
     const phpRedis = await phpServer({ 'session.save_handler': 'redis', 'session.save_path': savePath });
-    phps.push(phpFiles, phpRedis);
+    const phpFilesIgbinary = await phpServer({
+      'session.save_handler': 'files',
+      'session.save_path': igbinaryDir,
+      'session.serialize_handler': 'igbinary',
+    });
+    const phpMemcached = memcached && (await phpServer({ 'session.save_handler': 'memcached', 'session.save_path': memcached.address }));
+    phps.push(phpFiles, phpRedis, phpFilesIgbinary, ...(phpMemcached ? [phpMemcached] : []));
     if (redisClusterAvailable()) cluster = await redisClusterProcess({ masters: 3 });
     else log('redis-cli not installed: no php rediscluster rows');
     const clusterPath = cluster ? `${cluster.seeds}&timeout=2&read_timeout=2` : '';
@@ -227,6 +244,8 @@ export async function benchPhpSessions(
       devLoginCookie(url, user),
     );
     await add('php files', { SESSION_STORE: 'php', PHP_SESSION_SAVE_PATH: dir }, (_url, user) => signIn(phpFiles, user));
+    // One add(…) per PHP save handler or serializer, named `php <handler>[, <serializer>]`: target-checks.ts
+    // holds every `php …` row of the session-modes table to ≥ 0.8 × cookie's req/s.
     await add('php redis', { SESSION_STORE: 'php', PHP_SESSION_SAVE_HANDLER: 'redis', PHP_SESSION_SAVE_PATH: savePath }, (_url, user) =>
       signIn(phpRedis, user),
     );
@@ -237,6 +256,17 @@ export async function benchPhpSessions(
         (_url, user) => signIn(phpCluster, user),
       );
     }
+    if (memcached && phpMemcached)
+      await add(
+        'php memcached',
+        { SESSION_STORE: 'php', PHP_SESSION_SAVE_HANDLER: 'memcached', PHP_SESSION_SAVE_PATH: memcached.address },
+        (_url, user) => signIn(phpMemcached, user),
+      );
+    await add(
+      'php files, igbinary',
+      { SESSION_STORE: 'php', PHP_SESSION_SAVE_PATH: igbinaryDir, PHP_SESSION_SERIALIZE_HANDLER: 'igbinary' },
+      (_url, user) => signIn(phpFilesIgbinary, user),
+    );
     const requestTimes = new Map(modes.map((mode) => [mode.name, [] as number[]]));
     const body = new URLSearchParams({ id: '12', field: 'estado', value: 'x' }).toString();
     for (let round = -20; round < rounds; round += 1) {
@@ -274,6 +304,8 @@ export async function benchPhpSessions(
     await Promise.all(phps.map((php) => php.stop()));
     await redis.stop();
     await cluster?.stop();
+    await memcached?.stop();
+    memcached?.remove();
     await rm(scratch, { recursive: true, force: true });
   }
 }
