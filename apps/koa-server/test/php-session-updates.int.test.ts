@@ -8,10 +8,13 @@ import {
   missing,
   phpAvailable,
   phpServer,
+  redisClusterAvailable,
+  redisClusterProcess,
   redisProcess,
   redisServerAvailable,
   type MemcachedProcess,
   type PhpServer,
+  type RedisClusterProcess,
   type RedisProcess,
 } from '@cotizaciones/adapters/testing';
 import { FIELD_PATH, form, startService, type TestService } from './support/service.js';
@@ -28,6 +31,8 @@ const SERVICE_CLIENTS = 4;
 interface Setup {
   name: string;
   rewrites: boolean;
+  /** PHP's concurrent requests on the session (default PHP_CLIENTS): one where PHP's handler takes no lock. */
+  phpClients?: number;
   open(): Promise<{ ini: Record<string, string>; env: Record<string, string> }>;
 }
 
@@ -37,7 +42,11 @@ describe.skipIf(missing('php', phpAvailable()) || missing('redis-server', redisS
     let scratch: string;
     let redis: RedisProcess;
     let memcached: MemcachedProcess;
+    // phpredis's cluster handler, where redis-cli can join a cluster (.ci/run installs it).
+    const withCluster = !missing('redis-cli (redis-tools)', redisClusterAvailable());
+    let cluster: RedisClusterProcess | undefined;
     beforeAll(async () => {
+      if (withCluster) cluster = await redisClusterProcess({ masters: 3 });
       scratch = await mkdtemp(join(tmpdir(), 'php-updates-'));
       redis = redisProcess(await freePort());
       await redis.start();
@@ -45,6 +54,7 @@ describe.skipIf(missing('php', phpAvailable()) || missing('redis-server', redisS
       await memcached.start();
     });
     afterAll(async () => {
+      await cluster?.stop();
       await redis?.stop();
       await memcached?.stop();
       memcached?.remove();
@@ -93,6 +103,24 @@ describe.skipIf(missing('php', phpAvailable()) || missing('redis-server', redisS
           });
         },
       },
+      ...(withCluster
+        ? [
+            {
+              name: `rediscluster (${serializer}), touch activity`,
+              rewrites: true,
+              // phpredis takes no lock for cluster sessions: two PHP requests at once overwrite each other whatever
+              // the service does, so PHP's requests come one at a time, the service's beside them.
+              phpClients: 1,
+              open() {
+                const savePath = `${cluster!.seeds}&prefix=updates_${serializer}_&timeout=2`;
+                return Promise.resolve({
+                  ini: { 'session.save_handler': 'rediscluster', 'session.save_path': savePath },
+                  env: { PHP_SESSION_SAVE_HANDLER: 'rediscluster', PHP_SESSION_SAVE_PATH: savePath, PHP_SESSION_TOUCH: 'activity' },
+                });
+              },
+            },
+          ]
+        : []),
     ];
 
     for (const serializer of ['php', 'igbinary'] as const) {
@@ -102,7 +130,7 @@ describe.skipIf(missing('php', phpAvailable()) || missing('redis-server', redisS
           let svc: TestService;
           beforeAll(async () => {
             const store = await setup.open();
-            php = await phpServer({ ...store.ini, 'session.serialize_handler': serializer }, { workers: PHP_CLIENTS });
+            php = await phpServer({ ...store.ini, 'session.serialize_handler': serializer }, { workers: setup.phpClients ?? PHP_CLIENTS });
             svc = await startService({
               DEV_LOGIN: '',
               SESSION_STORE: 'php',
@@ -147,7 +175,8 @@ describe.skipIf(missing('php', phpAvailable()) || missing('redis-server', redisS
               }
             };
             const services = Array.from({ length: SERVICE_CLIENTS }, serviceClient);
-            await Promise.all(Array.from({ length: PHP_CLIENTS }, () => phpClient(PHP_REQUESTS / PHP_CLIENTS)));
+            const clients = setup.phpClients ?? PHP_CLIENTS;
+            await Promise.all(Array.from({ length: clients }, () => phpClient(PHP_REQUESTS / clients)));
             phpDone = true;
             await Promise.all(services);
 

@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, readdir, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   freePort,
@@ -9,11 +9,14 @@ import {
   missing,
   phpAvailable,
   phpServer,
+  redisClusterAvailable,
+  redisClusterProcess,
   redisCommandsDuring,
   redisProcess,
   redisServerAvailable,
   type MemcachedProcess,
   type PhpServer,
+  type RedisClusterProcess,
   type RedisProcess,
 } from '@cotizaciones/adapters/testing';
 import { expectAnswer } from './support/contract-headers.js';
@@ -49,19 +52,20 @@ interface Store {
 const GC_MAXLIFETIME = 1440;
 
 function sessionSuite(
-  name: 'files' | 'redis' | 'memcached',
-  setUp: () => Promise<{ store: Store; down?: RedisProcess }>,
+  name: 'files' | 'redis' | 'rediscluster' | 'memcached',
+  setUp: () => Promise<{ store: Store; down?: RedisProcess; cluster?: RedisClusterProcess }>,
   env: Record<string, string> = {},
   serializer = 'php',
 ) {
   describe(`SESSION_STORE=php with ${name} (${serializer}), beside a real PHP`, () => {
     let store: Store;
     let down: RedisProcess | undefined;
+    let cluster: RedisClusterProcess | undefined;
     let php: PhpServer;
     let svc: TestService;
 
     beforeAll(async () => {
-      ({ store, down } = await setUp());
+      ({ store, down, cluster } = await setUp());
       php = await phpServer({ ...store.ini(), 'session.gc_maxlifetime': String(GC_MAXLIFETIME) });
       svc = await startService({
         DEV_LOGIN: '',
@@ -236,6 +240,43 @@ function sessionSuite(
         expect(await until(async () => (await fetch(`${svc.url}/readyz`)).status === 200, 10_000)).toBe(true);
       });
     }
+
+    if (name === 'rediscluster') {
+      it('a master killed → 503 with the contract headers and /readyz names it; back → normal, with no restart', async () => {
+        // One signed-in session on each master: the dead one's, and another's.
+        const byMaster = new Map<number, string>();
+        while (byMaster.size < 3) {
+          const cookie = await signIn('4110');
+          byMaster.set((await cluster!.ownerOf(await cluster!.slotOf(`PHPREDIS_CLUSTER_SESSION:${idOf(cookie)}`))).port, cookie);
+        }
+        const [victim, cookie] = [...byMaster][0]!;
+        await cluster!.kill(victim);
+        const calls = svc.stub.received.length;
+        await expectAnswer(
+          await svc.post(FIELD_PATH, form({ id: '41', field: 'a', value: 'b' }), { cookie }),
+          503,
+          '{"ok":false,"msg":"Servicio no disponible."}',
+        );
+        expect(svc.stub.received).toHaveLength(calls);
+        expect(await until(async () => (await fetch(`${svc.url}/readyz`)).status === 503, 10_000)).toBe(true);
+        expect(await (await fetch(`${svc.url}/readyz`)).text()).toContain('PHP sessions');
+        await cluster!.restart(victim);
+        await cluster!.healthy();
+        // The node keeps nothing on disk: PHP signs in again (its session lands anywhere), and the service follows.
+        let answer = '';
+        expect(
+          await until(async () => {
+            const again = await php.get<Shown>('session.php?action=signin&id=4110').catch(() => undefined);
+            answer = again?.cookie
+              ? await (await svc.post(FIELD_PATH, form({ id: '41', field: 'a', value: 'b' }), { cookie: again.cookie })).text()
+              : '';
+            return answer === '{"ok":true}';
+          }, 20_000),
+        ).toBe(true);
+        expect(await until(async () => (await fetch(`${svc.url}/readyz`)).status === 200, 20_000)).toBe(true);
+        expect(svc.logs.text()).not.toContain(idOf(cookie));
+      }, 60_000);
+    }
   });
 }
 
@@ -374,3 +415,57 @@ describe.skipIf(missing('php', phpAvailable()))('the service beside a real PHP a
     { PHP_SESSION_TOUCH: 'activity' },
   );
 });
+
+describe.skipIf(missing('php', phpAvailable()) || missing('redis-server and redis-cli', redisClusterAvailable()))(
+  'the service beside a real PHP app (php -S, phpredis on a Redis Cluster)',
+  () => {
+    let cluster: RedisClusterProcess;
+    let redis: Cluster;
+    beforeAll(async () => {
+      cluster = await redisClusterProcess({ masters: 3 });
+      redis = new Cluster(cluster.nodes.map(({ port }) => ({ host: '127.0.0.1', port })));
+    }, 60_000);
+    afterAll(async () => {
+      redis?.disconnect();
+      await cluster?.stop();
+    });
+
+    const PREFIX_CLUSTER = 'PHPREDIS_CLUSTER_SESSION:';
+    const masters = () => redis.nodes('master');
+    sessionSuite(
+      'rediscluster',
+      () => {
+        const savePath = `${cluster.seeds}&timeout=2&read_timeout=2`;
+        return Promise.resolve({
+          cluster,
+          store: {
+            ini: () => ({ 'session.save_handler': 'rediscluster', 'session.save_path': savePath }),
+            env: () => ({ PHP_SESSION_SAVE_HANDLER: 'rediscluster', PHP_SESSION_SAVE_PATH: savePath }),
+            // The TTL of the key on its master, as phpredis's read of it would find it.
+            expiresIn: (_php, id) => redis.ttl(`${PREFIX_CLUSTER}${id}`),
+            async age(id) {
+              await redis.expire(`${PREFIX_CLUSTER}${id}`, 100);
+            },
+            async snapshot() {
+              const keys = (await Promise.all(masters().map((node) => node.keys('*')))).flat().sort();
+              return JSON.stringify(await Promise.all(keys.map(async (key) => [key, await redis.get(key)])));
+            },
+            // Every session-key command any node received (the client's own CLUSTER commands left out).
+            async commandsDuring(during) {
+              const seen: string[] = [];
+              const watched = cluster.nodes.reduce<() => Promise<void>>(
+                (inner, node) => async () => {
+                  seen.push(...(await redisCommandsDuring(`redis://${node.address}`, inner)).map((args) => args.join(' ')));
+                },
+                during,
+              );
+              await watched();
+              return seen.filter((line) => line.includes(PREFIX_CLUSTER));
+            },
+          },
+        });
+      },
+      { PHP_SESSION_TOUCH: 'activity' },
+    );
+  },
+);

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { freePort, memcachedProcess } from '@cotizaciones/adapters/testing';
+import { freePort, memcachedProcess, missing, redisClusterAvailable, redisClusterProcess } from '@cotizaciones/adapters/testing';
 import { otlpReceiver } from './support/otlp-receiver.js';
 import { FIELD_PATH, form, startService } from './support/service.js';
 import { until } from './support/until.js';
 
-// The session read's span beside memcached daemons the test starts (tracing.http.test.ts has the rest).
+// The session read's span beside memcached daemons and a Redis Cluster the test starts (tracing.http.test.ts has the rest).
 describe("OpenTelemetry traces with the PHP app's sessions in memcached", () => {
   it('the session read names its mode, php memcached', async () => {
     const receiver = await otlpReceiver();
@@ -35,3 +35,37 @@ describe("OpenTelemetry traces with the PHP app's sessions in memcached", () => 
     }
   });
 });
+
+describe.skipIf(missing('redis-server and redis-cli', redisClusterAvailable()))(
+  "OpenTelemetry traces with the PHP app's sessions in a Redis Cluster",
+  () => {
+    it('the session read names its mode, php rediscluster', async () => {
+      const receiver = await otlpReceiver();
+      const cluster = await redisClusterProcess({ masters: 3 });
+      const svc = await startService({
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        DEV_LOGIN: '',
+        SESSION_STORE: 'php',
+        PHP_SESSION_SAVE_HANDLER: 'rediscluster',
+        PHP_SESSION_SAVE_PATH: cluster.seeds,
+      });
+      try {
+        const answer = await svc.post(FIELD_PATH, form({ id: '15', field: 'estado', value: 'x' }), {
+          cookie: `PHPSESSID=${'c'.repeat(26)}`,
+        });
+        expect(await answer.text()).toBe('{"ok":false,"msg":"No autenticado"}');
+        const read = () => receiver.spans().find((span) => span.name === 'session read');
+        expect(await until(() => read() !== undefined, 10_000)).toBe(true);
+        expect(read()?.attributes).toMatchObject({
+          'cotizaciones.session.mode': 'php rediscluster',
+          'cotizaciones.session.outcome': 'signed-out',
+        });
+      } finally {
+        await svc.close();
+        receiver.close();
+        await cluster.stop();
+      }
+    }, 60_000);
+  },
+);

@@ -202,6 +202,12 @@ export async function redisClusterProcess(options: RedisClusterOptions = {}) {
       node.child.kill('SIGKILL');
       await exited;
     },
+    /** Starts a killed node again, with its cluster config (its slots) and no data, as a crashed node without persistence comes back. */
+    async restart(port: number): Promise<void> {
+      const node = nodes.find((candidate) => candidate.port === port);
+      if (!node || node.running) return;
+      await startNode(node);
+    },
     /** Resolves once every running node sees the cluster healthy again (after a failover, say). */
     healthy: () => poll('cluster_state:ok on every node', healthy),
     async stop(): Promise<void> {
