@@ -1,4 +1,5 @@
-import type { FairShareRow, FloodRow } from './fair-share-bench.js';
+import type { FloodRow } from './fair-share-bench.js';
+import type { FairShareRow } from './fair-share-row.js';
 import type { PhpSessionLatency } from './php-session-bench.js';
 import type { ServiceSetting, Target } from './targets.js';
 import type { CliSummary } from './cli-bench.js';

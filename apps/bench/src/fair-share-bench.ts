@@ -4,6 +4,7 @@ import { get } from 'node:http';
 import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { UPDATE_QUOTATION_FIELD } from '@cotizaciones/core';
+import type { FairShareRow } from './fair-share-row.js';
 import { benchPlusFlood } from './plus-flood-bench.js';
 import { memoryMb, spawnServer, type Spawned } from './processes.js';
 import { signedSessionCookie } from './sessions.js';
@@ -11,16 +12,6 @@ import { SERVICE_MAIN, SESSION_KEY } from './targets.js';
 
 const LOAD = fileURLToPath(new URL('./pipelining-load.js', import.meta.url));
 const STUB = fileURLToPath(new URL('./stub-upstream.js', import.meta.url));
-
-export interface FairShareRow {
-  /** What the other clients do. */
-  readonly beside: string;
-  /** The newcomer's request. */
-  readonly probe: string;
-  readonly samples: number;
-  readonly p50Ms: number;
-  readonly p99Ms: number;
-}
 
 /**
  * What the newcomer sends, one after the other, in each round of a scenario: on its keep-alive

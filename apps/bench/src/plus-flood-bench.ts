@@ -1,5 +1,5 @@
 import { Agent, request } from 'node:http';
-import type { FairShareRow } from './fair-share-bench.js';
+import type { FairShareRow } from './fair-share-row.js';
 import type { Spawned } from './processes.js';
 
 const MiB = 1024 * 1024;
