@@ -68,7 +68,7 @@ describe('SESSION_STORE=php start-up refusals, in the server process', () => {
     [
       'memcache',
       '127.0.0.1:11211',
-      'PHP_SESSION_SAVE_HANDLER "memcache" is not supported: expected files, redis or rediscluster (phpredis), or memcached (php-memcached)',
+      'PHP_SESSION_SAVE_HANDLER "memcache" is not supported: expected files, redis or rediscluster (phpredis), memcached (php-memcached) or pdo (a session table)',
     ],
     [
       'memcached',

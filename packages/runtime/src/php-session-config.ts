@@ -22,7 +22,10 @@ const PhpSessionEnv = z.object({
       .string()
       .trim()
       .pipe(
-        z.enum(SAVE_HANDLERS, quoting('is not supported: expected files, redis or rediscluster (phpredis), or memcached (php-memcached)')),
+        z.enum(
+          SAVE_HANDLERS,
+          quoting('is not supported: expected files, redis or rediscluster (phpredis), memcached (php-memcached) or pdo (a session table)'),
+        ),
       )
       .default('files'),
   ),
@@ -35,6 +38,9 @@ const PhpSessionEnv = z.object({
       .regex(/^[!-~]{0,218}$/, quoting('is not a memcached.sess_prefix: up to 218 printable ASCII characters, no spaces'))
       .default('memc.sess.key.'),
   ),
+  // Checked as SQL identifiers by the adapter's rules (phpSettingsProblems).
+  PHP_SESSION_PDO_TABLE: z.string().trim().default('sessions'),
+  PHP_SESSION_PDO_COLUMNS: z.string().trim().default('sess_id,sess_data,sess_lifetime,sess_time'),
   PHP_SESSION_SERIALIZE_HANDLER: ownWords(
     z
       .string()
@@ -82,7 +88,7 @@ export function readPhpSessionConfig(env: Environment, problems: ConfigProblems)
   if (savePath === undefined) {
     found.set(
       'PHP_SESSION_SAVE_PATH',
-      'PHP_SESSION_SAVE_PATH required: copy session.save_path from php.ini (a directory, tcp://host:port?… for redis, seed[]=host:port&… for rediscluster, host:port,… for memcached)',
+      'PHP_SESSION_SAVE_PATH required: copy session.save_path from php.ini (a directory, tcp://host:port?… for redis, seed[]=host:port&… for rediscluster, host:port,… for memcached; for pdo, the database as mysql://…, postgres://… or sqlite:<file>)',
     );
   }
   const settings: PhpSessionSettings = {
@@ -96,6 +102,7 @@ export function readPhpSessionConfig(env: Environment, problems: ConfigProblems)
     maxBytes: e.PHP_SESSION_MAX_BYTES,
     lockWaiters: e.PHP_SESSION_LOCK_WAITERS,
     ...(e.PHP_SESSION_SAVE_HANDLER === 'memcached' ? { memcachedPrefix: e.PHP_SESSION_MEMCACHED_PREFIX } : {}),
+    ...(e.PHP_SESSION_SAVE_HANDLER === 'pdo' ? { pdoTable: e.PHP_SESSION_PDO_TABLE, pdoColumns: e.PHP_SESSION_PDO_COLUMNS } : {}),
     ...(e.PHP_SESSION_ACTIVITY_KEY === undefined ? {} : { activityKey: e.PHP_SESSION_ACTIVITY_KEY }),
     ...(e.PHP_SESSION_IDLE_SECONDS === undefined ? {} : { idleSeconds: e.PHP_SESSION_IDLE_SECONDS }),
   };

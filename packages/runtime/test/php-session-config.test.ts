@@ -75,7 +75,7 @@ describe('PHP_SESSION_* variables (SESSION_STORE=php)', () => {
         PHP_SESSION_LOCK_WAITERS: '0',
       }),
     ).toEqual([
-      'PHP_SESSION_SAVE_HANDLER "memcache" is not supported: expected files, redis or rediscluster (phpredis), or memcached (php-memcached)',
+      'PHP_SESSION_SAVE_HANDLER "memcache" is not supported: expected files, redis or rediscluster (phpredis), memcached (php-memcached) or pdo (a session table)',
       'PHP_SESSION_SERIALIZE_HANDLER "msgpack" is not supported: expected php, php_serialize, php_binary or igbinary',
       'PHP_SESSION_NAME "123" is not a session cookie name PHP accepts',
       'PHP_SESSION_GC_MAXLIFETIME "-5" is not a positive whole number of seconds',
@@ -151,6 +151,36 @@ describe('PHP_SESSION_* variables (SESSION_STORE=php)', () => {
         ?.memcachedPrefix,
     ).toBe('app.sess.');
     expect(settings({ PHP_SESSION_SAVE_HANDLER: 'memcached', PHP_SESSION_SAVE_PATH: 'a:1' })?.memcachedPrefix).toBe('memc.sess.key.');
+  });
+
+  it('reads a PDO session table: the database as the activity log names it, the table and its columns as SQL identifiers', () => {
+    const pdo = (env: Record<string, string>) => problems({ PHP_SESSION_SAVE_HANDLER: 'pdo', ...env });
+    expect(settings({ PHP_SESSION_SAVE_HANDLER: 'pdo', PHP_SESSION_SAVE_PATH: 'mysql://app:s3cret@db/app' })).toMatchObject({
+      saveHandler: 'pdo',
+      pdoTable: 'sessions',
+      pdoColumns: 'sess_id,sess_data,sess_lifetime,sess_time',
+    });
+    expect(pdo({ PHP_SESSION_SAVE_PATH: 'postgres://app@db/app', PHP_SESSION_PDO_TABLE: 'app.php_sessions' })).toEqual([]);
+    expect(pdo({ PHP_SESSION_SAVE_PATH: 'sqlite:/var/lib/app/sessions.db' })).toEqual([]);
+    expect(pdo({ PHP_SESSION_SAVE_PATH: 'sqlite:/s.db', PHP_SESSION_PDO_COLUMNS: 'time=t, id=i, data=d, lifetime=l' })).toEqual([]);
+    expect(pdo({ PHP_SESSION_SAVE_PATH: 'sqlite:' })).toEqual(['PHP_SESSION_SAVE_PATH sqlite: needs the file the PHP app writes']);
+    expect(pdo({ PHP_SESSION_SAVE_PATH: 'pgsql:host=db;dbname=app;password=s3cret' })).toEqual([
+      'PHP_SESSION_SAVE_PATH expected the database as mysql://…, postgres://… or sqlite:<file>',
+    ]);
+    expect(pdo({ PHP_SESSION_SAVE_PATH: 'sqlite:/s.db', PHP_SESSION_PDO_TABLE: 'sessions; DROP TABLE x' })).toEqual([
+      expect.stringMatching(/^PHP_SESSION_PDO_TABLE "sessions; DROP TABLE x" is not a table name/) as string,
+    ]);
+    expect(pdo({ PHP_SESSION_SAVE_PATH: 'sqlite:/s.db', PHP_SESSION_PDO_TABLE: 'a.b.c' })).toHaveLength(1);
+    expect(pdo({ PHP_SESSION_SAVE_PATH: 'sqlite:/s.db', PHP_SESSION_PDO_COLUMNS: 'sess_id,sess_data,sess_lifetime' })).toEqual([
+      expect.stringMatching(/^PHP_SESSION_PDO_COLUMNS "sess_id,sess_data,sess_lifetime" expected four columns/) as string,
+    ]);
+    for (const columns of [
+      'sess_id,sess_data,sess_lifetime,"sess_time"',
+      'id=a,data=a,lifetime=b,time=c',
+      'id=a,data=b,expiry=c,time=d',
+      'id=a,b,c,d',
+    ])
+      expect(pdo({ PHP_SESSION_SAVE_PATH: 'sqlite:/s.db', PHP_SESSION_PDO_COLUMNS: columns }), columns).toHaveLength(1);
   });
 
   it("refuses touch=activity with files (it would rewrite the file under PHP's lock) and without an activity key", () => {

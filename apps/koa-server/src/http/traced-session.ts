@@ -4,7 +4,7 @@ import type { Session } from '@cotizaciones/core';
 import type { SessionBinding } from './session-binding.js';
 
 /** Where the sessions live, as a span says it: never an id or a cookie. */
-export type SessionMode = 'cookie' | 'redis' | 'php files' | 'php redis' | 'php rediscluster' | 'php memcached';
+export type SessionMode = 'cookie' | 'redis' | 'php files' | 'php redis' | 'php rediscluster' | 'php memcached' | 'php pdo';
 
 /**
  * The session binding with its reads as spans: the store's record loaded (Redis, on first use),

@@ -1,6 +1,6 @@
-import { CompiledQuery, Kysely, MysqlDialect, PostgresDialect, sql, type Dialect } from 'kysely';
+import { CompiledQuery, Kysely, sql } from 'kysely';
 import type { ActivityEntry } from '@cotizaciones/core';
-import type { SqlEngine } from './activity-log-url.js';
+import { sqlDialect, type ServerEngine } from '../sql-dialect.js';
 import { toStoredActivity, type SqlActivityLogStore } from './activity-log-store.js';
 import { INSERT_COLUMNS, createTableSql, fromRow, type Row } from './activity-log-schema.js';
 import { storeError, urlSecrets } from './activity-store-error.js';
@@ -11,9 +11,6 @@ import type { SqlStoreOptions } from './activity-log-store.js';
 const LOOKUP_BATCH = 500;
 
 type Database = Record<string, Row>;
-/** The engines reached over a connection pool (SQLite has its own store). */
-type ServerEngine = Exclude<SqlEngine, 'sqlite'>;
-
 /** The activity log in PostgreSQL or MySQL/MariaDB through Kysely, `table` already checked. */
 export async function openServerActivityLogStore(
   engine: ServerEngine,
@@ -21,7 +18,9 @@ export async function openServerActivityLogStore(
   table: string,
   options: SqlStoreOptions,
 ): Promise<SqlActivityLogStore> {
-  const db = new Kysely<Database>({ dialect: await dialectFor(engine, url, options) });
+  const db = new Kysely<Database>({
+    dialect: await sqlDialect(engine, url, { maxConnections: 4, onConnectionError: options.onConnectionError }),
+  });
   const isRefused = engine === 'postgres' ? isPostgresRefusal : isMysqlRefusal;
   const secrets = urlSecrets(url);
   // The driver's error is translated, never passed on: mysql2's carries the SQL with its values; and its
@@ -105,26 +104,4 @@ function insertStatement(engine: ServerEngine, table: string, entries: readonly 
     return `(${placeholders.join(', ')})`;
   });
   return CompiledQuery.raw(`INSERT INTO ${table} (${INSERT_COLUMNS.join(', ')}) VALUES ${tuples.join(', ')}`, parameters);
-}
-
-async function dialectFor(engine: ServerEngine, url: string, options: SqlStoreOptions): Promise<Dialect> {
-  switch (engine) {
-    case 'postgres': {
-      const { default: pg } = await import('pg');
-      // A connect that hangs (a host that drops packets) fails after 5 s instead of never.
-      const pool = new pg.Pool({ connectionString: url, max: 4, connectionTimeoutMillis: 5_000 });
-      // An idle connection the server drops is reported here; unheard, the 'error' event would end the process.
-      pool.on('error', (error) => options.onConnectionError?.(error));
-      return new PostgresDialect({ pool });
-    }
-    case 'mysql': {
-      const { createPool } = await import('mysql2');
-      const uri = url.replace(/^mariadb:/, 'mysql:');
-      // Dates travel as UTC; BIGINTs come back as exact strings.
-      // mysql2's pool drops a broken idle connection by itself (it emits no pool-level 'error').
-      return new MysqlDialect({
-        pool: createPool({ uri, connectionLimit: 4, timezone: 'Z', supportBigNumbers: true, bigNumberStrings: true }),
-      });
-    }
-  }
 }

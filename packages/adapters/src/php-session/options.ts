@@ -1,10 +1,11 @@
+import { parsePdoColumns, parsePdoSavePath, parsePdoTable } from './pdo-table.js';
 import { parseFilesSavePath, parseMemcachedSavePath, parseRedisClusterSavePath, parseRedisSavePath } from './save-path.js';
 
 // The light part of the PHP session adapter: its settings and their rules, loaded by configuration in every
 // process; the adapter itself (decoder, Redis and memcached clients) is imported only when chosen.
 
-export type PhpSaveHandler = 'files' | 'redis' | 'rediscluster' | 'memcached';
-export const SAVE_HANDLERS: readonly PhpSaveHandler[] = ['files', 'redis', 'rediscluster', 'memcached'];
+export type PhpSaveHandler = 'files' | 'redis' | 'rediscluster' | 'memcached' | 'pdo';
+export const SAVE_HANDLERS: readonly PhpSaveHandler[] = ['files', 'redis', 'rediscluster', 'memcached', 'pdo'];
 /** `session.serialize_handler` values this adapter reads. */
 export const SESSION_FORMATS = ['php', 'php_serialize', 'php_binary', 'igbinary'] as const;
 export type PhpSessionFormat = (typeof SESSION_FORMATS)[number];
@@ -36,6 +37,10 @@ export interface PhpSessionSettings {
   readonly lockWaiters?: number;
   /** `memcached`: php.ini `memcached.sess_prefix`. Default `memc.sess.key.`. */
   readonly memcachedPrefix?: string;
+  /** `pdo`: the session table (`table` or `schema.table`). Default `sessions`. */
+  readonly pdoTable?: string;
+  /** `pdo`: its id, data, lifetime and time columns (`parsePdoColumns`). Default Symfony's `sess_id,sess_data,sess_lifetime,sess_time`. */
+  readonly pdoColumns?: string;
 }
 
 /** A rule between settings that a set of them breaks: the PHP_SESSION_* variable to blame, and the whole line. */
@@ -54,9 +59,20 @@ export function phpSettingsProblems(settings: PhpSessionSettings): PhpSettingsPr
     if (settings.saveHandler === 'files') parseFilesSavePath(settings.savePath);
     else if (settings.saveHandler === 'memcached') parseMemcachedSavePath(settings.savePath);
     else if (settings.saveHandler === 'rediscluster') parseRedisClusterSavePath(settings.savePath);
+    else if (settings.saveHandler === 'pdo') parsePdoSavePath(settings.savePath);
     else parseRedisSavePath(settings.savePath);
   } catch (error) {
     problems.push({ variable: 'PHP_SESSION_SAVE_PATH', line: `PHP_SESSION_SAVE_PATH ${(error as Error).message}` });
+  }
+  for (const [variable, value, parse] of [
+    ['PHP_SESSION_PDO_TABLE', settings.pdoTable, parsePdoTable],
+    ['PHP_SESSION_PDO_COLUMNS', settings.pdoColumns, parsePdoColumns],
+  ] as const) {
+    try {
+      if (value !== undefined) parse(value);
+    } catch (error) {
+      problems.push({ variable, line: `${variable} "${value}" ${(error as Error).message}` });
+    }
   }
   const { activityKey, idleSeconds, touch } = settings;
   if (activityKey !== undefined && idleSeconds === undefined) {

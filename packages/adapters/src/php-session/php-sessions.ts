@@ -19,6 +19,8 @@ import type { PhpSessionStore } from '../session/session-store.js';
 import { phpRedisStore } from './php-redis-store.js';
 import { phpMemcachedStore } from './php-memcached-store.js';
 import { phpRedisClusterStore } from './php-redis-cluster-store.js';
+import { DEFAULT_PDO_COLUMNS, DEFAULT_PDO_TABLE, parsePdoColumns, parsePdoSavePath, parsePdoTable } from './pdo-table.js';
+import { phpPdoStore } from './php-pdo-store.js';
 import { rateLimitedReport } from './rate-limited-report.js';
 import { toPlain } from './to-plain.js';
 
@@ -27,7 +29,7 @@ export interface PhpSessionsOptions extends PhpSessionSettings {
   readonly now?: () => number;
   /** Told about sessions answered as "no user" for a reason worth logging, and touches that failed; never given the id. */
   readonly onProblem?: (problem: PhpSessionProblem) => void;
-  /** Told when the Redis connection (a cluster: any node's) fails. */
+  /** Told when the Redis connection (a cluster: any node's), or a pooled connection to the session table's database, fails. */
   readonly onConnectionError?: (error: Error) => void;
   /** Told each time the number of requests waiting on PHP's file locks changes. */
   readonly onLockWaiters?: (waiting: number) => void;
@@ -68,8 +70,9 @@ const NO_SESSION: Session = { currentUser: () => Promise.resolve(undefined) };
 /**
  * The PHP app's own sessions behind the core's Session port: same cookie, same
  * store, same user, same sign-out. Reads never create anything; writes are the
- * ones PHP itself would make (the expiry) and, in `activity` mode on Redis, Redis Cluster or
- * memcached, the activity value alone, in a transaction (a compare-and-set script, or `cas`) that yields to any PHP write.
+ * ones PHP itself would make (the expiry) and, in `activity` mode on Redis, Redis Cluster,
+ * memcached or a PDO table, the activity value alone, in a transaction (a compare-and-set script,
+ * `cas`, or a compare-and-set UPDATE) that yields to any PHP write.
  */
 export function phpSessions(options: PhpSessionsOptions): PhpSessionStore {
   const format = options.serializeHandler ?? 'php';
@@ -261,6 +264,17 @@ function openStore(
       maxLockWaiters: options.lockWaiters ?? DEFAULT_LOCK_WAITERS,
       ...(options.onLockWaiters ? { onLockWaiters: options.onLockWaiters } : {}),
       now,
+    });
+  }
+  if (options.saveHandler === 'pdo') {
+    return phpPdoStore({
+      database: parsePdoSavePath(options.savePath),
+      table: parsePdoTable(options.pdoTable ?? DEFAULT_PDO_TABLE),
+      columns: options.pdoColumns === undefined ? DEFAULT_PDO_COLUMNS : parsePdoColumns(options.pdoColumns),
+      gcMaxLifetimeSeconds,
+      maxBytes,
+      now,
+      ...(options.onConnectionError ? { onConnectionError: options.onConnectionError } : {}),
     });
   }
   if (options.saveHandler === 'rediscluster') {

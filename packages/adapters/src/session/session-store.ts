@@ -34,7 +34,7 @@ export interface RecordSessionStore extends SessionStoreLifecycle, SessionRecord
 export interface PhpSessionStore extends SessionStoreLifecycle {
   readonly kind: 'php';
   /** PHP's `session.save_handler`: where the PHP app keeps them. */
-  readonly handler: 'files' | 'redis' | 'rediscluster' | 'memcached';
+  readonly handler: 'files' | 'redis' | 'rediscluster' | 'memcached' | 'pdo';
   readonly cookieName: string;
   /** The session of a request, from its `Cookie` header; read once, on first use. */
   sessionFor(cookieHeader: string | undefined): Session;

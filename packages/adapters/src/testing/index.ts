@@ -42,3 +42,4 @@ export { SQLite, openSqliteReadOnly, type SqliteDatabase } from '../activity-log
 export { deleteRedisKeys } from './delete-redis-keys.js';
 export { holdAsPhp, type PhpLockHolder } from './php-lock-holder.js';
 export { countSpawns } from './spawn-count.js';
+export { pdoSessionTable, type PdoSessionTable } from './pdo-session-table.js';

@@ -1,0 +1,47 @@
+import type { Dialect } from 'kysely';
+import { MysqlDialect, PostgresDialect } from 'kysely';
+import type { SqlEngine } from './activity-log/activity-log-url.js';
+
+/** The engines reached over a connection pool (SQLite is a file opened in process). */
+export type ServerEngine = Exclude<SqlEngine, 'sqlite'>;
+
+export interface PoolOptions {
+  /** Connections the pool may open. */
+  readonly maxConnections: number;
+  /** Told when a pooled connection fails outside a query (the server went away). */
+  readonly onConnectionError?: ((error: Error) => void) | undefined;
+}
+
+/**
+ * Kysely's dialect over a pool of the engine's driver (pg, mysql2), for every store of the service in
+ * PostgreSQL or MySQL/MariaDB (the activity log, a PHP session table): one set of driver settings.
+ * The drivers are imported only when an engine is chosen.
+ */
+export async function sqlDialect(engine: ServerEngine, url: string, options: PoolOptions): Promise<Dialect> {
+  switch (engine) {
+    case 'postgres': {
+      const { default: pg } = await import('pg');
+      // A connect that hangs (a host that drops packets) fails after 5 s instead of never.
+      const pool = new pg.Pool({ connectionString: url, max: options.maxConnections, connectionTimeoutMillis: 5_000 });
+      // An idle connection the server drops is reported here; unheard, the 'error' event would end the process.
+      pool.on('error', (error) => options.onConnectionError?.(error));
+      return new PostgresDialect({ pool });
+    }
+    case 'mysql': {
+      const { createPool } = await import('mysql2');
+      const uri = url.replace(/^mariadb:/, 'mysql:');
+      // Dates travel as UTC; BIGINTs come back as exact strings.
+      // mysql2's pool drops a broken idle connection by itself (it emits no pool-level 'error').
+      return new MysqlDialect({
+        pool: createPool({
+          uri,
+          connectionLimit: options.maxConnections,
+          connectTimeout: 5_000,
+          timezone: 'Z',
+          supportBigNumbers: true,
+          bigNumberStrings: true,
+        }),
+      });
+    }
+  }
+}
