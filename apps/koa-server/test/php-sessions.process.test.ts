@@ -57,7 +57,7 @@ describe('SESSION_STORE=php start-up refusals, in the server process', () => {
     });
     expect(code).toBe(1);
     expect(stderr.trimEnd().split('\n')).toEqual([
-      'configuration error: PHP_SESSION_SAVE_PATH required: copy session.save_path from php.ini (a directory, tcp://host:port?… for redis, seed[]=host:port&… for rediscluster, host:port,… for memcached)',
+      'configuration error: PHP_SESSION_SAVE_PATH required: copy session.save_path from php.ini (a directory, tcp://host:port?… for redis, seed[]=host:port&… for rediscluster, host:port,… for memcached; for pdo, the database as mysql://…, postgres://… or sqlite:<file>)',
       expect.stringMatching(
         /^configuration error: PHP_SESSION_TOUCH=activity is not supported with the files handler: PHP rewrites a session file under its own flock/,
       ),
