@@ -6,17 +6,12 @@ import { Pool } from 'undici';
 import { phpIntCast, UPDATE_QUOTATION_FIELD } from '@cotizaciones/core';
 import { announceListening } from './announce-listening.js';
 import { batchedLog } from './batched-log.js';
+import { CONTRACT_HEADERS as HEADERS } from './reference-update.js';
 
 const UPSTREAM = process.env.UPSTREAM_BASE_URL ?? '';
 const KEY = process.env.SESSION_KEYS ?? '';
 const PATH = UPDATE_QUOTATION_FIELD.webPath;
 const COOKIE = 'cotizaciones.sid';
-const HEADERS = {
-  'Content-Type': 'application/json; charset=UTF-8',
-  'Cache-Control': 'no-store, no-cache, must-revalidate, max-age=0',
-  Pragma: 'no-cache',
-  Expires: '0',
-};
 const pool = new Pool(UPSTREAM, { connections: 256, keepAliveTimeout: 4_000 });
 
 const activityLog = batchedLog();

@@ -1,4 +1,5 @@
 import { phpIntCast, UPDATE_QUOTATION_FIELD } from '@cotizaciones/core';
+import { SERVER_JSON_HEADERS } from '@cotizaciones/koa-server/dist/http/answers.js';
 import type { batchedLog } from './batched-log.js';
 import type { ReferencePost } from './reference-clients.js';
 
@@ -6,14 +7,8 @@ import type { ReferencePost } from './reference-clients.js';
 export const REFERENCE_PATH = UPDATE_QUOTATION_FIELD.webPath;
 /** The session's idle limit the references check. */
 export const IDLE_MS = 30 * 60_000;
-/** The contract's answer headers. */
-export const CONTRACT_HEADERS = {
-  'Content-Type': 'application/json; charset=UTF-8',
-  'Cache-Control': 'no-store, no-cache, must-revalidate, max-age=0',
-  Pragma: 'no-cache',
-  Expires: '0',
-  'X-Content-Type-Options': 'nosniff',
-};
+/** The contract's answer headers, from their one home in the service (its answers outside Koa carry all of them). */
+export const CONTRACT_HEADERS = SERVER_JSON_HEADERS;
 
 const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
 
