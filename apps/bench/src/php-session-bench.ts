@@ -291,6 +291,7 @@ export async function benchPhpSessions(
       [
         ...modes,
         { ...anonymous, name: PHP_FILES_EMPTY_SESSION, cookies: [`PHPSESSID=${EMPTY_SESSION_ID}`] },
+        { ...anonymous, name: PHP_FILES_UNKNOWN_SESSION, cookies: [`PHPSESSID=${UNKNOWN_SESSION_ID}`] },
         { ...anonymous, name: PHP_FILES_NO_COOKIE, cookies: [''] },
       ],
       load,
@@ -313,9 +314,12 @@ export async function benchPhpSessions(
 /** Connections of the load on each session mode, each its own signed-in user. */
 const LOAD_CONNECTIONS = 32;
 const EMPTY_SESSION_ID = '0'.repeat(26);
+/** A well-formed id no file has: a made-up or expired cookie. */
+const UNKNOWN_SESSION_ID = '1'.repeat(26);
 const NOT_SIGNED_IN = '{"ok":false,"msg":"No autenticado"}';
 /** The rows of anonymous requests to the php files service, compared with each other (target-checks.ts). */
 export const PHP_FILES_EMPTY_SESSION = "php files, anonymous, an empty session's cookie";
+export const PHP_FILES_UNKNOWN_SESSION = "php files, anonymous, an unknown session's cookie";
 export const PHP_FILES_NO_COOKIE = 'php files, anonymous, no cookie';
 
 interface LoadMode {

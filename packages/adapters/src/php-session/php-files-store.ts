@@ -1,5 +1,5 @@
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from 'node:fs';
-import { access, lutimes } from 'node:fs/promises';
+import { accessSync, closeSync, constants, fstatSync, lstatSync, openSync, readSync } from 'node:fs';
+import { lutimes } from 'node:fs/promises';
 import type { BigIntStats } from 'node:fs';
 import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
@@ -46,16 +46,19 @@ export function phpFilesStore(options: FilesStoreOptions): PhpSaveHandlerStore {
   const uid = process.geteuid?.() ?? 0;
   let touchRefused = false;
 
+  const flat = join(options.dir, 'sess_');
   function pathOf(id: string): string {
-    return join(options.dir, ...id.slice(0, options.depth).split(''), `sess_${id}`);
+    return options.depth === 0 ? flat + id : join(options.dir, ...id.slice(0, options.depth).split(''), `sess_${id}`);
   }
 
-  async function ping(): Promise<void> {
+  /** Why the save path cannot be reached, if it cannot. */
+  function unreachable(): SessionUnavailableError | undefined {
     try {
       // Search, not list: Debian's directory is 1733, and the PHP user only needs to reach its files.
-      await access(options.dir, constants.X_OK);
+      accessSync(options.dir, constants.X_OK);
+      return undefined;
     } catch (error) {
-      throw new SessionUnavailableError('the PHP session directory cannot be read', { cause: withoutPath(error) });
+      return new SessionUnavailableError('the PHP session directory cannot be read', { cause: withoutPath(error) });
     }
   }
 
@@ -83,14 +86,22 @@ export function phpFilesStore(options: FilesStoreOptions): PhpSaveHandlerStore {
     return undefined;
   }
 
-  async function missing(error: unknown): Promise<StoredSession> {
+  function ping(): Promise<void> {
+    const error = unreachable();
+    return error ? Promise.reject(error) : Promise.resolve();
+  }
+
+  /** No such file: no such session, unless the directory itself is gone, which is an outage, not a sign-out. */
+  function absent(): StoredSession {
+    const error = unreachable();
+    if (error) throw error;
+    return ABSENT;
+  }
+
+  function missing(error: unknown): StoredSession {
     const code = (error as NodeJS.ErrnoException).code;
     // ENAMETOOLONG: "sess_" and a 251-256 character id exceed a file name; PHP cannot have written it either.
-    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'ENAMETOOLONG') {
-      // No such session, unless the directory itself is gone: that is an outage, not a sign-out.
-      await ping();
-      return ABSENT;
-    }
+    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'ENAMETOOLONG') return absent();
     if (code === 'ELOOP') return { kind: 'refused', reason: 'not-a-regular-file' };
     throw new SessionUnavailableError(`the PHP session directory cannot be read (${code ?? 'error'})`, { cause: withoutPath(error) });
   }
@@ -101,13 +112,15 @@ export function phpFilesStore(options: FilesStoreOptions): PhpSaveHandlerStore {
    * needs, each is a lookup in the kernel's caches, far cheaper than the thread-pool round trip of
    * an asynchronous call (decision 028). Waiting for PHP's lock, and the touch, stay asynchronous.
    */
-  async function cached(id: string): Promise<StoredSession | undefined> {
+  function cached(id: string): StoredSession | undefined {
     let stat;
     try {
-      stat = lstatSync(pathOf(id), { bigint: true });
+      // An unknown id is the common miss: answered without the cost of an exception.
+      stat = lstatSync(pathOf(id), { bigint: true, throwIfNoEntry: false });
     } catch (error) {
       return missing(error);
     }
+    if (!stat) return absent();
     const verdict = judged(stat);
     if (verdict) return verdict;
     const bytes = cache.get(id, stat);
@@ -177,10 +190,13 @@ export function phpFilesStore(options: FilesStoreOptions): PhpSaveHandlerStore {
 
   return {
     async read(id, consistent = false) {
-      // The file calls are synchronous: the event loop gets its turn first, as with an asynchronous
-      // read, so that callers reading in a loop never starve timers and I/O.
+      // What one lstat answers (unknown, refused, gone, or this version's bytes kept) costs no more
+      // than a request without a session; a file to open and read waits for its turn of the event
+      // loop first, as an asynchronous read would (decision 028).
+      const answered = consistent ? undefined : cached(id);
+      if (answered) return answered;
       await nextTurn();
-      return (!consistent && (await cached(id))) || (await readOnce(id, consistent));
+      return readOnce(id, consistent);
     },
     async touchExpiry(id, modifiedMs) {
       // Moved lately (by PHP or by us): the session is far from GC's reach still.
