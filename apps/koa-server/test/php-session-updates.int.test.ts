@@ -6,6 +6,7 @@ import {
   freePort,
   memcachedProcess,
   missing,
+  pdoSessionTable,
   phpAvailable,
   phpServer,
   redisClusterAvailable,
@@ -13,6 +14,7 @@ import {
   redisProcess,
   redisServerAvailable,
   type MemcachedProcess,
+  type PdoSessionTable,
   type PhpServer,
   type RedisClusterProcess,
   type RedisProcess,
@@ -45,6 +47,7 @@ describe.skipIf(missing('php', phpAvailable()) || missing('redis-server', redisS
     // phpredis's cluster handler, where redis-cli can join a cluster (.ci/run installs it).
     const withCluster = !missing('redis-cli (redis-tools)', redisClusterAvailable());
     let cluster: RedisClusterProcess | undefined;
+    const tables: PdoSessionTable[] = [];
     beforeAll(async () => {
       if (withCluster) cluster = await redisClusterProcess({ masters: 3 });
       scratch = await mkdtemp(join(tmpdir(), 'php-updates-'));
@@ -54,6 +57,7 @@ describe.skipIf(missing('php', phpAvailable()) || missing('redis-server', redisS
       await memcached.start();
     });
     afterAll(async () => {
+      await Promise.all(tables.map((table) => table.drop()));
       await cluster?.stop();
       await redis?.stop();
       await memcached?.stop();
@@ -101,6 +105,27 @@ describe.skipIf(missing('php', phpAvailable()) || missing('redis-server', redisS
               PHP_SESSION_TOUCH: 'activity',
             },
           });
+        },
+      },
+      {
+        // A session table on MariaDB (SQLite where there is none), written by pdo-handler.php, which takes no row
+        // lock: PHP's requests come one at a time, the service's beside them.
+        name: `pdo (${serializer}), touch activity`,
+        rewrites: true,
+        phpClients: 1,
+        async open() {
+          const mysql = process.env.TEST_MYSQL_URL;
+          const table = await pdoSessionTable(mysql ? 'mysql' : 'sqlite', mysql ?? join(scratch, `sessions-${serializer}.db`));
+          tables.push(table);
+          return {
+            ini: table.phpIni,
+            env: {
+              PHP_SESSION_SAVE_HANDLER: 'pdo',
+              PHP_SESSION_SAVE_PATH: table.savePath,
+              PHP_SESSION_PDO_TABLE: table.table,
+              PHP_SESSION_TOUCH: 'activity',
+            },
+          };
         },
       },
       ...(withCluster

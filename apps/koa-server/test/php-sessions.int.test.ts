@@ -7,6 +7,7 @@ import {
   freePort,
   memcachedProcess,
   missing,
+  pdoSessionTable,
   phpAvailable,
   phpServer,
   redisClusterAvailable,
@@ -15,6 +16,7 @@ import {
   redisProcess,
   redisServerAvailable,
   type MemcachedProcess,
+  type PdoSessionTable,
   type PhpServer,
   type RedisClusterProcess,
   type RedisProcess,
@@ -47,12 +49,14 @@ interface Store {
   snapshot(): Promise<string>;
   /** Redis: the commands the store received while `during` ran. */
   commandsDuring?(during: () => Promise<void>): Promise<string[]>;
+  /** A PDO table: takes the session table away; gives what puts it back. */
+  outage?(): Promise<() => Promise<void>>;
 }
 
 const GC_MAXLIFETIME = 1440;
 
 function sessionSuite(
-  name: 'files' | 'redis' | 'rediscluster' | 'memcached',
+  name: 'files' | 'redis' | 'rediscluster' | 'memcached' | 'pdo',
   setUp: () => Promise<{ store: Store; down?: RedisProcess; cluster?: RedisClusterProcess }>,
   env: Record<string, string> = {},
   serializer = 'php',
@@ -181,6 +185,30 @@ function sessionSuite(
           await rename(`${dir}.away`, dir);
         }
         await expectAnswer(await svc.post(FIELD_PATH, form({ id: '40', field: 'a', value: 'b' }), { cookie }), 200, '{"ok":true}');
+        expect(await until(async () => (await fetch(`${svc.url}/readyz`)).status === 200, 10_000)).toBe(true);
+        expect(svc.logs.text()).not.toContain(idOf(cookie));
+      });
+    }
+
+    if (name === 'pdo') {
+      it('the session table gone → 503 with the contract headers and /readyz names it; back → normal, with no restart', async () => {
+        const cookie = await signIn('4111');
+        await expectAnswer(await svc.post(FIELD_PATH, form({ id: '42', field: 'a', value: 'b' }), { cookie }), 200, '{"ok":true}');
+        const restore = await store.outage!();
+        try {
+          const calls = svc.stub.received.length;
+          await expectAnswer(
+            await svc.post(FIELD_PATH, form({ id: '42', field: 'a', value: 'b' }), { cookie }),
+            503,
+            '{"ok":false,"msg":"Servicio no disponible."}',
+          );
+          expect(svc.stub.received).toHaveLength(calls);
+          expect(await until(async () => (await fetch(`${svc.url}/readyz`)).status === 503, 10_000)).toBe(true);
+          expect(await (await fetch(`${svc.url}/readyz`)).text()).toContain('PHP sessions');
+        } finally {
+          await restore();
+        }
+        await expectAnswer(await svc.post(FIELD_PATH, form({ id: '42', field: 'a', value: 'b' }), { cookie }), 200, '{"ok":true}');
         expect(await until(async () => (await fetch(`${svc.url}/readyz`)).status === 200, 10_000)).toBe(true);
         expect(svc.logs.text()).not.toContain(idOf(cookie));
       });
@@ -415,6 +443,56 @@ describe.skipIf(missing('php', phpAvailable()))('the service beside a real PHP a
     { PHP_SESSION_TOUCH: 'activity' },
   );
 });
+
+/** A PDO session table (Symfony's schema), written by pdo-handler.php: on PostgreSQL with php, on SQLite with igbinary. */
+describe.skipIf(missing('php', phpAvailable()) || missing('PostgreSQL (TEST_POSTGRES_URL)', process.env.TEST_POSTGRES_URL))(
+  'the service beside a real PHP app (php -S, a PDO session table)',
+  () => {
+    const tables: PdoSessionTable[] = [];
+    let scratch: string;
+    beforeAll(async () => {
+      scratch = await mkdtemp(join(tmpdir(), 'phpwire-pdo-'));
+    });
+    afterAll(async () => {
+      await Promise.all(tables.map((table) => table.drop()));
+      await rm(scratch, { recursive: true, force: true });
+    });
+    const pdoStore = (engine: 'postgres' | 'sqlite', serializer: 'php' | 'igbinary') => async (): Promise<{ store: Store }> => {
+      const table = await pdoSessionTable(engine, engine === 'sqlite' ? join(scratch, 'sessions.db') : process.env.TEST_POSTGRES_URL!);
+      tables.push(table);
+      return {
+        store: {
+          ini: () => ({ ...table.phpIni, 'session.serialize_handler': serializer }),
+          env: () => ({
+            PHP_SESSION_SAVE_HANDLER: 'pdo',
+            PHP_SESSION_SAVE_PATH: table.savePath,
+            PHP_SESSION_PDO_TABLE: table.table,
+            PHP_SESSION_SERIALIZE_HANDLER: serializer,
+          }),
+          // pdo-handler.php reads the expiry from these columns, as the service does.
+          async expiresIn(_php, id) {
+            const row = await table.row(id);
+            return row ? (row.lifetime < row.time ? row.lifetime + row.time : row.lifetime) - nowSeconds() : -2;
+          },
+          // As if written 1000 s ago: the same span between time and expiry as PHP wrote.
+          async age(id) {
+            const row = (await table.row(id))!;
+            await table.setTimes(id, row.lifetime - 1000, row.time - 1000);
+          },
+          async snapshot() {
+            return JSON.stringify((await table.rows()).map((row) => ({ ...row, data: row.data.toString('base64') })));
+          },
+          async outage() {
+            await table.execute(`ALTER TABLE ${table.table} RENAME TO ${table.table}_away`);
+            return () => table.execute(`ALTER TABLE ${table.table}_away RENAME TO ${table.table}`);
+          },
+        },
+      };
+    };
+    sessionSuite('pdo', pdoStore('postgres', 'php'), { PHP_SESSION_TOUCH: 'activity' });
+    sessionSuite('pdo', pdoStore('sqlite', 'igbinary'), { PHP_SESSION_TOUCH: 'activity' }, 'igbinary');
+  },
+);
 
 describe.skipIf(missing('php', phpAvailable()) || missing('redis-server and redis-cli', redisClusterAvailable()))(
   'the service beside a real PHP app (php -S, phpredis on a Redis Cluster)',

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { sqlConnection, type SqlConnection } from '../php-session/pdo-connection.js';
 import type { SqlEngine } from '../activity-log/activity-log-url.js';
+import { phpFixtures } from './php-server.js';
 
 /** Symfony PdoSessionHandler's schema per engine, as its documentation gives it. */
 const SCHEMA: Record<SqlEngine, (table: string) => string> = {
@@ -17,10 +18,19 @@ export interface PdoSessionTable {
   readonly table: string;
   /** `PHP_SESSION_SAVE_PATH` for it. */
   readonly savePath: string;
-  /** The PDO DSN and credentials a PHP app would use for it (`pdo_session.*` ini of pdo-handler.php). */
+  /**
+   * PHP's ini for a PHP app keeping its sessions there: pdo-handler.php (a SessionHandlerInterface over PDO)
+   * prepended to every script, with the DSN, credentials and table it reads (`pdo_session.*`).
+   */
   readonly phpIni: Record<string, string>;
   insert(id: string, data: Uint8Array | string, lifetime: number, time: number): Promise<void>;
   row(id: string): Promise<{ data: Buffer; lifetime: number; time: number } | undefined>;
+  /** Every row, ordered by id. */
+  rows(): Promise<Array<{ id: string; data: Buffer; lifetime: number; time: number }>>;
+  /** Runs a statement of the test's own (an ALTER). */
+  execute(statement: string): Promise<void>;
+  /** Sets a row's lifetime and time columns. */
+  setTimes(id: string, lifetime: number, time: number): Promise<void>;
   drop(): Promise<void>;
 }
 
@@ -42,7 +52,7 @@ export async function pdoSessionTable(engine: SqlEngine, where: string): Promise
     engine,
     table,
     savePath,
-    phpIni: { 'pdo_session.table': table, ...phpDsn(engine, where) },
+    phpIni: { auto_prepend_file: `${phpFixtures}pdo-handler.php`, 'pdo_session.table': table, ...phpDsn(engine, where) },
     async insert(id, data, lifetime, time) {
       await db.execute(`INSERT INTO ${table} (sess_id, sess_data, sess_lifetime, sess_time) VALUES (?, ?, ?, ?)`, [
         id,
@@ -60,6 +70,24 @@ export async function pdoSessionTable(engine: SqlEngine, where: string): Promise
           time: Number(row['t']),
         }
       );
+    },
+    async rows() {
+      const rows = await db.query(
+        `SELECT sess_id AS i, sess_data AS d, sess_lifetime AS l, sess_time AS t FROM ${table} ORDER BY sess_id`,
+        [],
+      );
+      return rows.map((row) => ({
+        id: String(row['i']),
+        data: Buffer.from(row['d'] as Uint8Array),
+        lifetime: Number(row['l']),
+        time: Number(row['t']),
+      }));
+    },
+    async execute(statement) {
+      await db.execute(statement, []);
+    },
+    async setTimes(id, lifetime, time) {
+      await db.execute(`UPDATE ${table} SET sess_lifetime = ?, sess_time = ? WHERE sess_id = ?`, [lifetime, time, id]);
     },
     async drop() {
       try {

@@ -74,12 +74,12 @@ describe.each(ENGINES)('PHP sessions in a PDO session table on %s, written by a 
       const php = await start(format, layout);
       const adapter = adapterFor([], { serializeHandler: format });
       await adapter.ready(5_000);
-      const { cookie } = await php.get('pdo.php?action=signin&id=9007199254740993');
+      const { cookie } = await php.get('session.php?action=signin&id=9007199254740993');
       const row = await table.row(idOf(cookie));
       // The layout PHP wrote: the expiry's Unix time, or gc_maxlifetime beside the write's time.
       expect(row!.lifetime).toBe(layout === 'expiry' ? row!.time + 1440 : 1440);
       expect(await adapter.sessionFor(cookie).currentUser()).toMatchObject({ id: '9007199254740993', nombre: 'Ana Núñez' });
-      await php.get('pdo.php?action=signout', cookie);
+      await php.get('session.php?action=signout', cookie);
       expect(await table.row(idOf(cookie))).toBeUndefined();
       expect(await adapter.sessionFor(cookie).currentUser()).toBeUndefined();
       // An unknown id is read, not written.
@@ -118,7 +118,7 @@ describe.each(ENGINES)('PHP sessions in a PDO session table on %s, written by a 
   it.skipIf(skipped)('expiry touch: PHP sees the expiry moved, in the layout it wrote', async () => {
     for (const layout of ['expiry', 'duration']) {
       const php = await start('php', layout);
-      const { cookie } = await php.get('pdo.php?action=signin&id=41');
+      const { cookie } = await php.get('session.php?action=signin&id=41');
       const id = idOf(cookie);
       // As if written 10 minutes ago.
       const written = (await table.row(id))!;
@@ -133,7 +133,7 @@ describe.each(ENGINES)('PHP sessions in a PDO session table on %s, written by a 
       expect(touched.data).toEqual(written.data);
       expect(touched.time).toBeGreaterThanOrEqual(written.time);
       expect(touched.lifetime).toBe(layout === 'expiry' ? touched.time + 1440 : 1440);
-      const { body } = await php.get<Shown>('pdo.php?action=show', `PHPSESSID=${id}x`);
+      const { body } = await php.get<Shown>('session.php?action=show', `PHPSESSID=${id}x`);
       expect(body.session).toMatchObject({ user: { id: 41 } });
       await adapter.close();
     }
@@ -203,7 +203,7 @@ describe.each(ENGINES)('PHP sessions in a PDO session table on %s, written by a 
     'activity touch: a compare-and-set that never replaces a concurrent PHP write (lost updates counted)',
     async () => {
       const php = await start();
-      const { cookie } = await php.get('pdo.php?action=signin&id=41');
+      const { cookie } = await php.get('session.php?action=signin&id=41');
       const id = idOf(cookie);
       // A second later at each PHP write: the next round of requests finds the activity time old enough to write.
       let offset = 0;
@@ -212,7 +212,7 @@ describe.each(ENGINES)('PHP sessions in a PDO session table on %s, written by a 
       const adapter = adapterFor(problems, { touch: 'activity', now: () => frozen.ms ?? Date.now() + offset * 1000, idleSeconds: 10 ** 9 });
       await adapter.ready(5_000);
       const stopFile = join(scratch, `stop-writer-${engine}`);
-      const writer = spawn('php', [...iniFlags(ini()), `${phpFixtures}pdo-writer.php`, id, stopFile], {
+      const writer = spawn('php', [...iniFlags(ini()), `${phpFixtures}writer.php`, id, stopFile], {
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       const exited = once(writer, 'exit');
@@ -243,7 +243,7 @@ describe.each(ENGINES)('PHP sessions in a PDO session table on %s, written by a 
       const at = now() + offset + 5;
       frozen.ms = at * 1000;
       await adapter.sessionFor(cookie).currentUser();
-      const { body } = await php.get<Shown>('pdo.php?action=show', cookie);
+      const { body } = await php.get<Shown>('session.php?action=show', cookie);
       expect(body.session).toMatchObject({ LAST_ACTIVITY: at, counter: rounds });
       await adapter.close();
     },
