@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'v
 import { TokenUnavailableError } from '@cotizaciones/core';
 import { expectAnswer, expectContractHeaders } from './support/contract-headers.js';
 import { startApp } from './support/app.js';
+import { expectIdleSessionAbsent } from './support/idle-session.js';
 import {
   cookieHeader,
   FIELD_PATH,
@@ -224,25 +225,7 @@ describe('BASE_PATH', () => {
 });
 
 describe('session control', () => {
-  it('treats a session idle for longer than the idle timeout as absent', async () => {
-    vi.useFakeTimers({ toFake: ['Date'] });
-    onTestFinished(() => void vi.useRealTimers());
-    const app = await startApp({ sessionPolicy: { idleMs: 150_000, maxMs: 3_600_000 } });
-    const cookie = await app.signIn();
-    await expectAnswer(
-      await fetch(`${app.url}${FIELD_PATH}`, { method: 'POST', body: form({ id: '1' }), headers: { cookie } }),
-      200,
-      '{"ok":true}',
-    );
-    vi.setSystemTime(Date.now() + 250_000);
-    await expectAnswer(
-      await fetch(`${app.url}${FIELD_PATH}`, { method: 'POST', body: form({ id: '1' }), headers: { cookie } }),
-      200,
-      '{"ok":false,"msg":"No autenticado"}',
-    );
-    expect(app.upstream.calls).toHaveLength(1);
-    app.close();
-  });
+  it('treats a session idle for longer than the idle timeout as absent', () => expectIdleSessionAbsent());
 
   it('keeps an active session alive past the idle timeout, and ends it at the absolute lifetime', async () => {
     // Only the clock is fake: the server and its sockets run for real, and time moves when the test says.

@@ -1,9 +1,10 @@
-import { describe, expect, it, onTestFinished, vi } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { redisSessionStore } from '@cotizaciones/adapters/redis';
-import { dropTable, missing, serviceUrls } from '@cotizaciones/adapters/testing';
+import { deleteRedisKeys, dropTable, missing, serviceUrls } from '@cotizaciones/adapters/testing';
 import { expectAnswer } from './support/contract-headers.js';
-import { startApp } from './support/app.js';
-import { FIELD_PATH, ITEM_PATH, form, startService } from './support/service.js';
+import { expectIdleSessionAbsent } from './support/idle-session.js';
+import { ITEM_PATH, form, startService } from './support/service.js';
 
 const urls = serviceUrls();
 
@@ -27,24 +28,13 @@ describe.each([
 
 describe('session control with sessions in Redis', () => {
   it.skipIf(missing('Redis (TEST_REDIS_URL)', urls.redis))('applies the idle timeout to sessions held in Redis too', async () => {
-    vi.useFakeTimers({ toFake: ['Date'] });
-    onTestFinished(() => void vi.useRealTimers());
-    const store = redisSessionStore({ url: urls.redis ?? '', prefix: 'test:idle:' });
+    const prefix = `test:idle:${randomUUID()}:`;
+    const store = redisSessionStore({ url: urls.redis ?? '', prefix });
+    onTestFinished(async () => {
+      await store.close();
+      await deleteRedisKeys(urls.redis ?? '', prefix);
+    });
     await store.ready(2_000);
-    const app = await startApp({ sessionPolicy: { idleMs: 150_000, maxMs: 3_600_000 } }, { sessions: store });
-    const cookie = await app.signIn();
-    await expectAnswer(
-      await fetch(`${app.url}${FIELD_PATH}`, { method: 'POST', body: form({ id: '1' }), headers: { cookie } }),
-      200,
-      '{"ok":true}',
-    );
-    vi.setSystemTime(Date.now() + 250_000);
-    await expectAnswer(
-      await fetch(`${app.url}${FIELD_PATH}`, { method: 'POST', body: form({ id: '1' }), headers: { cookie } }),
-      200,
-      '{"ok":false,"msg":"No autenticado"}',
-    );
-    app.close();
-    await store.close();
+    await expectIdleSessionAbsent(store);
   });
 });

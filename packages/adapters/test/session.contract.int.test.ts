@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe } from 'vitest';
-import { phpSessions } from '../src/php-session.js';
 import {
   deleteRedisKeys,
   freePort,
@@ -14,11 +13,9 @@ import {
   type MemcachedProcess,
   type RedisClusterProcess,
 } from '../src/testing/index.js';
-import { phpSerialize } from './support/php-serialize.js';
+import { PHP_SESSION_CLAIMS as CLAIMS, phpSessionHarness } from './support/php-session-harness.js';
 
 // session.contract.test.ts runs the suite against the in-process adapters; this file, against Redis, a Redis Cluster and memcached.
-const IDLE_SECONDS = 1800;
-
 /**
  * The same through phpredis's handler: sign-in writes `<prefix><id>` with SETEX gc_maxlifetime, as
  * PHP does; the service reads it over its own connection.
@@ -37,41 +34,14 @@ describe.skipIf(missing('Redis (TEST_REDIS_URL)', redisUrl))('with phpredis', ()
 
   testSession(
     'PHP sessions, phpredis',
-    async () => {
-      let clock = Date.UTC(2026, 10, 23, 12, 0, 0);
+    () => {
       const { hostname, port } = new URL(redisUrl ?? '');
-      const sessions = phpSessions({
-        saveHandler: 'redis',
-        savePath: `tcp://${hostname}:${port || 6379}?prefix=${encodeURIComponent(prefix)}`,
-        activityKey: 'LAST_ACTIVITY',
-        idleSeconds: IDLE_SECONDS,
-        touch: 'none',
-        now: () => clock,
-      });
-      await sessions.ready(5_000);
-      return {
-        async signIn(user: unknown) {
-          const id = randomBytes(20).toString('hex').slice(0, 32);
-          const vars = user === undefined ? '' : `user|${phpSerialize(user)}`;
-          await redis.setex(`${prefix}${id}`, 1440, `${vars}LAST_ACTIVITY|i:${Math.floor(clock / 1000)};`);
-          return `PHPSESSID=${id}`;
-        },
-        currentUser: (cookie: string | undefined) => sessions.sessionFor(cookie).currentUser(),
-        advance(ms: number) {
-          clock += ms;
-        },
-        forge(cookie: string) {
-          const id = cookie.slice('PHPSESSID='.length);
-          return [
-            `PHPSESSID=${id.slice(0, -1)}${id.at(-1) === 'a' ? 'b' : 'a'}`,
-            `PHPSESSID=${randomBytes(16).toString('hex')}`,
-            `OTHER=${id}`,
-          ];
-        },
-        close: () => sessions.close(),
-      };
+      return phpSessionHarness(
+        { saveHandler: 'redis', savePath: `tcp://${hostname}:${port || 6379}?prefix=${encodeURIComponent(prefix)}` },
+        async (id, data) => void (await redis.setex(`${prefix}${id}`, 1440, data)),
+      );
     },
-    { idleTimeout: { idleMs: IDLE_SECONDS * 1000, precisionMs: 1000 }, forgery: true },
+    CLAIMS,
   );
 });
 
@@ -92,44 +62,19 @@ describe('with php-memcached', () => {
 
   testSession(
     'PHP sessions, php-memcached',
-    async () => {
-      let clock = Date.UTC(2026, 10, 23, 12, 0, 0);
-      const sessions = phpSessions({
-        saveHandler: 'memcached',
-        savePath: memcached.address,
-        activityKey: 'LAST_ACTIVITY',
-        idleSeconds: IDLE_SECONDS,
-        touch: 'none',
-        now: () => clock,
-      });
-      await sessions.ready(5_000);
-      return {
-        async signIn(user: unknown) {
-          const id = randomBytes(20).toString('hex').slice(0, 32);
-          const data = Buffer.from(`${user === undefined ? '' : `user|${phpSerialize(user)}`}LAST_ACTIVITY|i:${Math.floor(clock / 1000)};`);
+    () =>
+      phpSessionHarness(
+        { saveHandler: 'memcached', savePath: memcached.address },
+        async (id, text) => {
+          const data = Buffer.from(text);
           const reply = await memcached.send(
             Buffer.concat([Buffer.from(`set memc.sess.key.${id} 0 1440 ${data.length}\r\n`), data, Buffer.from('\r\n')]),
           );
           if (reply !== 'STORED\r\n') throw new Error(`memcached answered ${reply}`);
-          return `PHPSESSID=${id}`;
         },
-        currentUser: (cookie: string | undefined) => sessions.sessionFor(cookie).currentUser(),
-        advance(ms: number) {
-          clock += ms;
-        },
-        forge(cookie: string) {
-          const id = cookie.slice('PHPSESSID='.length);
-          return [
-            `PHPSESSID=${id.slice(0, -1)}${id.at(-1) === 'a' ? 'b' : 'a'}`,
-            `PHPSESSID=${randomBytes(16).toString('hex')}`,
-            `PHPSESSID=lock.${id}`,
-            `OTHER=${id}`,
-          ];
-        },
-        close: () => sessions.close(),
-      };
-    },
-    { idleTimeout: { idleMs: IDLE_SECONDS * 1000, precisionMs: 1000 }, forgery: true },
+        { forgeries: (id) => [`PHPSESSID=lock.${id}`] },
+      ),
+    CLAIMS,
   );
 });
 
@@ -151,39 +96,11 @@ describe.skipIf(missing('redis-server and redis-cli', redisClusterAvailable()))(
 
   testSession(
     'PHP sessions, phpredis cluster',
-    async () => {
-      let clock = Date.UTC(2026, 10, 23, 12, 0, 0);
-      const sessions = phpSessions({
-        saveHandler: 'rediscluster',
-        savePath: `${cluster.seeds}&timeout=2`,
-        activityKey: 'LAST_ACTIVITY',
-        idleSeconds: IDLE_SECONDS,
-        touch: 'none',
-        now: () => clock,
-      });
-      await sessions.ready(5_000);
-      return {
-        async signIn(user: unknown) {
-          const id = randomBytes(20).toString('hex').slice(0, 32);
-          const vars = user === undefined ? '' : `user|${phpSerialize(user)}`;
-          await redis.setex(`PHPREDIS_CLUSTER_SESSION:${id}`, 1440, `${vars}LAST_ACTIVITY|i:${Math.floor(clock / 1000)};`);
-          return `PHPSESSID=${id}`;
-        },
-        currentUser: (cookie: string | undefined) => sessions.sessionFor(cookie).currentUser(),
-        advance(ms: number) {
-          clock += ms;
-        },
-        forge(cookie: string) {
-          const id = cookie.slice('PHPSESSID='.length);
-          return [
-            `PHPSESSID=${id.slice(0, -1)}${id.at(-1) === 'a' ? 'b' : 'a'}`,
-            `PHPSESSID=${randomBytes(16).toString('hex')}`,
-            `OTHER=${id}`,
-          ];
-        },
-        close: () => sessions.close(),
-      };
-    },
-    { idleTimeout: { idleMs: IDLE_SECONDS * 1000, precisionMs: 1000 }, forgery: true },
+    () =>
+      phpSessionHarness(
+        { saveHandler: 'rediscluster', savePath: `${cluster.seeds}&timeout=2` },
+        async (id, data) => void (await redis.setex(`PHPREDIS_CLUSTER_SESSION:${id}`, 1440, data)),
+      ),
+    CLAIMS,
   );
 });

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { portAnswers } from './port-answers.js';
 
 /**
  * A private memcached on its own port, started as a daemon with a pid file (`memcached -d -P`), stopped
@@ -45,7 +46,7 @@ export function memcachedProcess(port: number, extraArgs: readonly string[] = []
       for (let i = 0; i < 100; i += 1) {
         // The daemon listens before it writes its pid file: both, then.
         const written = Number(existsSync(pidFile) ? readFileSync(pidFile, 'utf8') : '');
-        if (written > 0 && (await answers(port))) {
+        if (written > 0 && (await portAnswers(port))) {
           pid = written;
           return;
         }
@@ -58,7 +59,7 @@ export function memcachedProcess(port: number, extraArgs: readonly string[] = []
       const stopped = pid;
       kill();
       // Gone once its port refuses.
-      while (stopped !== undefined && (await answers(port))) await new Promise((resolve) => setTimeout(resolve, 20));
+      while (stopped !== undefined && (await portAnswers(port))) await new Promise((resolve) => setTimeout(resolve, 20));
     },
     remove() {
       rmSync(dir, { recursive: true, force: true });
@@ -82,14 +83,3 @@ export function memcachedProcess(port: number, extraArgs: readonly string[] = []
 }
 
 export type MemcachedProcess = ReturnType<typeof memcachedProcess>;
-
-function answers(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = createConnection(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}

@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createConnection } from 'node:net';
+import { portAnswers } from './port-answers.js';
 
 let available: boolean | undefined;
 /** Whether a redis-server binary is on the PATH (the development and CI machines have one); says so when not. */
@@ -23,7 +23,7 @@ export function redisProcess(port: number, extraArgs: readonly string[] = []) {
       const started = child;
       process.once('exit', () => started.kill('SIGKILL'));
       for (let i = 0; i < 100; i += 1) {
-        if (await answers(port)) return;
+        if (await portAnswers(port)) return;
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       throw new Error(`redis-server did not start on ${port}`);
@@ -34,17 +34,6 @@ export function redisProcess(port: number, extraArgs: readonly string[] = []) {
       await once(child, 'exit');
     },
   };
-}
-
-function answers(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = createConnection(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 }
 
 export type RedisProcess = ReturnType<typeof redisProcess>;

@@ -1,8 +1,8 @@
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { servicesRequired } from './missing-service.js';
+import { portAnswers } from './port-answers.js';
 
 /** The real services the suites use, and where they answer on a development machine or in CI. */
 const LOCAL_SERVICES = [
@@ -29,7 +29,7 @@ export async function setupTestEnvironment(label: string): Promise<() => void> {
   await Promise.all(
     LOCAL_SERVICES.map(async (service) => {
       if (process.env[service.variable]) return;
-      if (await answers(service.port)) process.env[service.variable] = service.url;
+      if (await portAnswers(service.port)) process.env[service.variable] = service.url;
       else missing.push(`${service.name} (${service.variable} unset, nothing on 127.0.0.1:${service.port})`);
     }),
   );
@@ -40,17 +40,4 @@ export async function setupTestEnvironment(label: string): Promise<() => void> {
   if (missing.length > 0) console.log(`\n[${label}] tests that need these services are skipped: ${missing.sort().join('; ')}\n`);
 
   return () => rmSync(runDir, { recursive: true, force: true });
-}
-
-function answers(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port, timeout: 500 });
-    const done = (ok: boolean) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.once('connect', () => done(true));
-    socket.once('timeout', () => done(false));
-    socket.once('error', () => done(false));
-  });
 }
