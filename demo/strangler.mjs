@@ -68,6 +68,7 @@ export const PHP_SESSION_SETUPS = [
     needs: [command('memcached', ['-h']), php('memcached'), php('igbinary')],
     start: (context) => memcachedSetup(context, 'igbinary'),
   },
+  { name: 'pdo/php', needs: [phpModule('pdo_sqlite', 'php-sqlite3')], start: pdoSetup },
 ];
 
 async function filesSetup({ dir }, serializer) {
@@ -142,6 +143,29 @@ async function memcachedSetup({ run }, serializer) {
   };
 }
 
+/**
+ * A session table in SQLite (Symfony's schema), written by demo/pdo-session-handler.php, which a file of the
+ * demo's own prepends to every page with the database's DSN.
+ */
+async function pdoSetup({ dir }) {
+  const file = join(dir, 'sessions.db');
+  const made = spawnSync('php', [
+    '-r',
+    `(new PDO('sqlite:' . $argv[1]))->exec('CREATE TABLE sessions (sess_id TEXT NOT NULL PRIMARY KEY, sess_data BLOB NOT NULL, sess_lifetime INTEGER NOT NULL, sess_time INTEGER NOT NULL)');`,
+    file,
+  ]);
+  if (made.status !== 0) throw new Error(`the session table was not made: ${made.stderr}`);
+  const prepend = join(dir, 'pdo-session.php');
+  writeFileSync(
+    prepend,
+    `<?php\nconst PDO_SESSION_DSN = ${JSON.stringify(`sqlite:${file}`)};\nrequire ${JSON.stringify(join(ROOT, 'demo', 'pdo-session-handler.php'))};\n`,
+  );
+  return {
+    ini: { auto_prepend_file: prepend },
+    env: { PHP_SESSION_SAVE_HANDLER: 'pdo', PHP_SESSION_SAVE_PATH: `sqlite:${file}`, PHP_SESSION_TOUCH: 'activity' },
+  };
+}
+
 /** A need: a program on the PATH, named by its Debian package. */
 function command(name, args) {
   return { package: name, present: () => spawnSync(name, args).status === 0 };
@@ -153,6 +177,11 @@ function php(extension) {
     package: `php-${extension}`,
     present: () => spawnSync('php', ['-m']).stdout?.toString().split('\n').includes(extension) ?? false,
   };
+}
+
+/** A need: a PHP module (php -m) of another name than its Debian package. */
+function phpModule(module, debianPackage) {
+  return { ...php(module), package: debianPackage };
 }
 
 /** The set-up named `name`; throws naming the known ones. */
