@@ -8,12 +8,14 @@ import { decodePhpSession, phpSessions, type PhpSessionFormat, type PhpSessionsO
 import {
   freePort,
   memcachedProcess,
+  pdoSessionTable,
   phpAvailable,
   phpServer,
   redisClusterAvailable,
   redisClusterProcess,
   redisProcess,
   redisServerAvailable,
+  type PdoSessionTable,
   type PhpServer,
   type RedisClusterProcess,
 } from '@cotizaciones/adapters/testing/processes';
@@ -137,7 +139,8 @@ async function timeReads(options: PhpSessionsOptions, cookie: string, reads: num
  * SESSION_STORE=php measured: the adapter's read of a session a real PHP wrote (files, phpredis on one
  * server and on a 3-master cluster when redis-cli is installed; each touch mode), and what it adds to a
  * whole request against the service's own sessions (cookie, Redis), with files (php and igbinary),
- * phpredis, its cluster and php-memcached (where installed). Undefined when PHP or redis-server is not
+ * phpredis, its cluster, php-memcached (where installed) and a PDO session table (SQLite; PostgreSQL with
+ * TEST_POSTGRES_URL). Undefined when PHP or redis-server is not
  * installed.
  */
 export async function benchPhpSessions(
@@ -161,6 +164,7 @@ export async function benchPhpSessions(
   const phps: PhpServer[] = [];
   const services: Spawned[] = [];
   let cluster: RedisClusterProcess | undefined;
+  const tables: PdoSessionTable[] = [];
   try {
     // First, alone: no service or PHP server running beside the two decoders.
     log("PHP sessions: the reader against PHP's session_decode (52, 205, 820 KB carts; php and igbinary)");
@@ -197,6 +201,20 @@ export async function benchPhpSessions(
     const clusterPath = cluster ? `${cluster.seeds}&timeout=2&read_timeout=2` : '';
     const phpCluster = cluster ? await phpServer({ 'session.save_handler': 'rediscluster', 'session.save_path': clusterPath }) : undefined;
     if (phpCluster) phps.push(phpCluster);
+    // A PDO session table (Symfony's schema) in SQLite, and in PostgreSQL with TEST_POSTGRES_URL (as the bench's other PostgreSQL target).
+    const pdo: Array<{ name: string; table: PdoSessionTable; php: PhpServer }> = [];
+    const postgres = process.env.TEST_POSTGRES_URL;
+    for (const [name, engine, where] of [
+      ['php pdo', 'sqlite', join(scratch, 'sessions.db')],
+      ...(postgres ? [['php pdo, postgres', 'postgres', postgres] as const] : []),
+    ] as const) {
+      const table = await pdoSessionTable(engine, where).catch((error: unknown) => log(`no ${name} row: ${(error as Error).message}`));
+      if (!table) continue;
+      tables.push(table);
+      const php = await phpServer(table.phpIni);
+      phps.push(php);
+      pdo.push({ name, table, php });
+    }
     const signIn = async (php: PhpServer, id: string) => (await php.get(`session.php?action=signin&id=${id}`)).cookie ?? '';
 
     log(`PHP sessions: ${reads} adapter reads per mode`);
@@ -262,6 +280,18 @@ export async function benchPhpSessions(
         { SESSION_STORE: 'php', PHP_SESSION_SAVE_HANDLER: 'memcached', PHP_SESSION_SAVE_PATH: memcached.address },
         (_url, user) => signIn(phpMemcached, user),
       );
+    for (const { name, table, php } of pdo) {
+      await add(
+        name,
+        {
+          SESSION_STORE: 'php',
+          PHP_SESSION_SAVE_HANDLER: 'pdo',
+          PHP_SESSION_SAVE_PATH: table.savePath,
+          PHP_SESSION_PDO_TABLE: table.table,
+        },
+        (_url, user) => signIn(php, user),
+      );
+    }
     await add(
       'php files, igbinary',
       { SESSION_STORE: 'php', PHP_SESSION_SAVE_PATH: igbinaryDir, PHP_SESSION_SERIALIZE_HANDLER: 'igbinary' },
@@ -303,6 +333,7 @@ export async function benchPhpSessions(
   } finally {
     await Promise.all(services.map((service) => service.stop()));
     await Promise.all(phps.map((php) => php.stop()));
+    await Promise.all(tables.map((table) => table.drop()));
     await redis.stop();
     await cluster?.stop();
     await memcached?.stop();
