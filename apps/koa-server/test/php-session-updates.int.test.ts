@@ -85,8 +85,16 @@ describe.skipIf(missing('php', phpAvailable()) || missing('redis-server', redisS
         open() {
           const savePath = `tcp://127.0.0.1:${new URL(redis.url).port}?prefix=updates_${serializer}_`;
           return Promise.resolve({
-            // phpredis locks only when asked: on, so PHP's own requests do not overwrite each other.
-            ini: { 'session.save_handler': 'redis', 'session.save_path': savePath, 'redis.session.locking_enabled': '1' },
+            // phpredis locks only when asked: on, so PHP's own requests do not overwrite each other, with a wait
+            // that a loaded machine does not outlast (past it phpredis reads without the lock and skips the write).
+            ini: {
+              'session.save_handler': 'redis',
+              'session.save_path': savePath,
+              'redis.session.locking_enabled': '1',
+              'redis.session.lock_expire': '30',
+              'redis.session.lock_wait_time': '2000',
+              'redis.session.lock_retries': '5000',
+            },
             env: { PHP_SESSION_SAVE_HANDLER: 'redis', PHP_SESSION_SAVE_PATH: savePath, PHP_SESSION_TOUCH: 'activity' },
           });
         },
