@@ -320,3 +320,77 @@ describe.skipIf(missing('php', phpAvailable()) || missing('redis-server and redi
     }, 30_000);
   },
 );
+
+describe.skipIf(missing('php', phpAvailable()) || missing('redis-server and redis-cli', redisClusterAvailable()))(
+  'a failover in a Redis Cluster with replicas',
+  () => {
+    let cluster: RedisClusterProcess;
+    let php: PhpServer | undefined;
+    beforeAll(async () => {
+      cluster = await redisClusterProcess({ masters: 3, replicas: 1 });
+    }, 60_000);
+    afterAll(async () => {
+      await php?.stop();
+      await cluster?.stop();
+    });
+
+    it("a session's master killed while requests run: 503s only until its replica takes over, never a wrong answer; then reads and ping recover", async () => {
+      const savePath = `${cluster.seeds}&timeout=2&failover=error`;
+      php = await phpServer({ 'session.save_handler': 'rediscluster', 'session.save_path': savePath });
+      const { cookie } = await php.get('session.php?action=signin&id=81');
+      const key = `${PREFIX}${cookie!.split('=')[1]!}`;
+      const slot = await cluster.slotOf(key);
+      const victim = (await cluster.ownerOf(slot)).port;
+      // The replica has the session before its master dies (replication is asynchronous).
+      expect(await cluster.command(victim, 'WAIT', 1, 5_000)).toBe(1);
+      const adapter = phpSessions({ saveHandler: 'rediscluster', savePath, touch: 'expiry', onConnectionError: () => undefined });
+      await adapter.ready(5_000);
+
+      const outcomes = { signedIn: 0, unavailable: 0, other: [] as unknown[] };
+      let promoted = false;
+      let readsSincePromotion = 0;
+      const reader = async () => {
+        while (readsSincePromotion < 50) {
+          try {
+            const user = await adapter.sessionFor(cookie).currentUser();
+            if (user?.id === '81') outcomes.signedIn += 1;
+            else outcomes.other.push(user);
+          } catch (error) {
+            if (error instanceof SessionUnavailableError) outcomes.unavailable += 1;
+            else outcomes.other.push(error);
+          }
+          if (promoted) readsSincePromotion += 1;
+        }
+      };
+      const readers = Array.from({ length: 4 }, reader);
+      await cluster.kill(victim);
+      // Until the others vote the replica in (cluster-node-timeout 2 s), then the cluster whole again.
+      while ((await cluster.ownerOf(slot).catch(() => ({ port: victim }))).port === victim) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      await cluster.healthy();
+      const before = { ...outcomes };
+      promoted = true;
+      await Promise.all(readers);
+      console.log(
+        `[cluster failover] ${before.signedIn} reads signed in and ${before.unavailable} unavailable (503) until the replica took over; after: ${outcomes.signedIn - before.signedIn} signed in, ${outcomes.unavailable - before.unavailable} unavailable`,
+      );
+      expect(outcomes.other).toEqual([]);
+      // The last reads, on the promoted replica, all signed in.
+      const last = await Promise.all(Array.from({ length: 20 }, () => adapter.sessionFor(cookie).currentUser()));
+      expect(last.map((user) => user?.id)).toEqual(Array.from({ length: 20 }, () => '81'));
+      // ping fetches the new map where a slot lost its master; a later ping passes.
+      const deadline = performance.now() + 10_000;
+      for (;;) {
+        try {
+          await adapter.ping();
+          break;
+        } catch (error) {
+          if (performance.now() > deadline) throw error;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      }
+      await adapter.close();
+    }, 90_000);
+  },
+);
