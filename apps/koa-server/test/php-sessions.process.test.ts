@@ -4,7 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { freePort, memcachedProcess } from '@cotizaciones/adapters/testing';
+import { freePort, memcachedProcess, missing, redisClusterAvailable, redisClusterProcess } from '@cotizaciones/adapters/testing';
 import { MAIN, startProcess } from './support/process.js';
 import { until } from './support/until.js';
 
@@ -194,4 +194,44 @@ describe('SESSION_STORE=php start-up, in the server process', () => {
       memcached.remove();
     }
   });
+
+  it.skipIf(missing('redis-server and redis-cli', redisClusterAvailable()))(
+    "starts with the PHP sessions' Redis Cluster down: /readyz and the endpoints answer 503; once it is up, ready, and an unknown id is signed out; its password never printed",
+    async () => {
+      const cluster = await redisClusterProcess({ masters: 3, password: 'SECRET-cluster-pass' });
+      // Every node down before the service starts; they come back with their cluster config (their slots).
+      for (const node of cluster.nodes) await cluster.kill(node.port);
+      const { child, url, output } = await startProcess({
+        SESSION_STORE: 'php',
+        PHP_SESSION_SAVE_HANDLER: 'rediscluster',
+        PHP_SESSION_SAVE_PATH: `${cluster.seeds}&auth=SECRET-cluster-pass`,
+        ACTIVITY_LOG_URL: 'memory:',
+      });
+      const post = () =>
+        fetch(`${url}/cotizaciones/api/update_cotizacion_api.php`, {
+          method: 'POST',
+          headers: { cookie: 'PHPSESSID=abcdefghijklmnopqrstuvwxyz' },
+          body: new URLSearchParams({ id: '1', field: 'a', value: 'b' }),
+        });
+      try {
+        const ready = await fetch(`${url}/readyz`);
+        expect(ready.status).toBe(503);
+        expect(JSON.stringify(await ready.json())).toContain('PHP sessions');
+        const answer = await post();
+        expect(answer.status).toBe(503);
+        expect(await answer.text()).toBe('{"ok":false,"msg":"Servicio no disponible."}');
+        for (const node of cluster.nodes) await cluster.restart(node.port);
+        await cluster.healthy();
+        expect(await until(async () => (await fetch(`${url}/readyz`)).status === 200, 20_000)).toBe(true);
+        expect(await (await post()).json()).toEqual({ ok: false, msg: 'No autenticado' });
+        expect(output()).toContain(String.raw`PHP sessions: rediscluster seeded by ${cluster.nodes[0]!.address}`);
+        expect(output()).not.toContain('SECRET');
+      } finally {
+        child.kill('SIGTERM');
+        await until(() => child.exitCode !== null, 10_000);
+        await cluster.stop();
+      }
+    },
+    60_000,
+  );
 });
