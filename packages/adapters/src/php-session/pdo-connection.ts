@@ -1,8 +1,7 @@
 import { existsSync } from 'node:fs';
-import { CompiledQuery, Kysely } from 'kysely';
 import type { SqlEngine } from '../activity-log/activity-log-url.js';
 import { describeError, urlSecrets } from '../activity-log/activity-store-error.js';
-import { sqlDialect } from '../sql-dialect.js';
+import { mysqlPool, postgresPool } from '../sql-dialect.js';
 import type { PdoSavePath } from './pdo-table.js';
 
 /** A row as the driver gives it: column values by alias. */
@@ -40,23 +39,45 @@ export async function sqlConnection(where: PdoSavePath, options: ConnectionOptio
   return where.engine === 'sqlite' ? sqliteConnection(where.url, options) : serverConnection(where, options);
 }
 
-/** PostgreSQL or MySQL/MariaDB over the activity log's pool settings. */
+/**
+ * PostgreSQL or MySQL/MariaDB over the activity log's pools, without its query builder: each statement
+ * is prepared once per connection (pg's named statements, mysql2's `execute`), a session read being the
+ * same few statements over and over.
+ */
 async function serverConnection({ engine, url }: PdoSavePath, options: ConnectionOptions): Promise<SqlConnection> {
-  if (engine === 'sqlite') throw new Error('not a server engine');
-  const db = new Kysely<Record<string, never>>({
-    dialect: await sqlDialect(engine, url, { maxConnections: POOL_CONNECTIONS, onConnectionError: options.onConnectionError }),
-  });
   const secrets = urlSecrets(url);
-  // PostgreSQL numbers its placeholders; the statements here hold no other `?` (identifiers are checked).
-  const compiled = (statement: string, values: readonly unknown[]) => {
-    let n = 0;
-    return CompiledQuery.raw(engine === 'postgres' ? statement.replace(/\?/g, () => `$${++n}`) : statement, [...values]);
-  };
+  const pool = { maxConnections: POOL_CONNECTIONS, onConnectionError: options.onConnectionError };
+  let send: (statement: string, values: unknown[]) => Promise<{ rows: SqlRow[]; changed: number }>;
+  let end: () => Promise<void>;
+  if (engine === 'postgres') {
+    const pg = await postgresPool(url, pool);
+    // PostgreSQL numbers its placeholders; the statements here hold no other `?` (identifiers are checked).
+    const names = new Map<string, { name: string; text: string }>();
+    send = async (statement, values) => {
+      let named = names.get(statement);
+      if (!named) {
+        let n = 0;
+        names.set(statement, (named = { name: `php_session_${names.size}`, text: statement.replace(/\?/g, () => `$${++n}`) }));
+      }
+      const result = await pg.query<SqlRow>({ ...named, values });
+      return { rows: result.rows, changed: result.rowCount ?? 0 };
+    };
+    end = () => pg.end();
+  } else {
+    const mysql = (await mysqlPool(url, pool)).promise();
+    send = async (statement, values) => {
+      const [result] = await mysql.execute(statement, values as Parameters<typeof mysql.execute>[1]);
+      return Array.isArray(result)
+        ? { rows: result as SqlRow[], changed: 0 }
+        : { rows: [], changed: (result as { affectedRows: number }).affectedRows };
+    };
+    end = () => mysql.end();
+  }
   async function run(statement: string, values: readonly unknown[]) {
     let timer: NodeJS.Timeout | undefined;
     try {
       return await Promise.race([
-        db.executeQuery<SqlRow>(compiled(statement, values)),
+        send(statement, [...values]),
         new Promise<never>((_, reject) => {
           timer = setTimeout(() => reject(new SqlFailure(`no answer within ${options.statementTimeoutMs} ms`)), options.statementTimeoutMs);
         }),
@@ -70,8 +91,8 @@ async function serverConnection({ engine, url }: PdoSavePath, options: Connectio
   return {
     engine,
     query: async (statement, values) => (await run(statement, values)).rows,
-    execute: async (statement, values) => Number((await run(statement, values)).numAffectedRows ?? 0),
-    close: () => db.destroy(),
+    execute: async (statement, values) => (await run(statement, values)).changed,
+    close: end,
   };
 }
 
