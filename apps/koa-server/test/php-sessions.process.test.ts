@@ -4,7 +4,14 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { freePort, memcachedProcess, missing, redisClusterAvailable, redisClusterProcess } from '@cotizaciones/adapters/testing';
+import {
+  freePort,
+  memcachedProcess,
+  missing,
+  pdoSessionTable,
+  redisClusterAvailable,
+  redisClusterProcess,
+} from '@cotizaciones/adapters/testing';
 import { MAIN, startProcess } from './support/process.js';
 import { until } from './support/until.js';
 
@@ -194,6 +201,51 @@ describe('SESSION_STORE=php start-up, in the server process', () => {
       memcached.remove();
     }
   });
+
+  it.skipIf(missing('PostgreSQL (TEST_POSTGRES_URL)', process.env.TEST_POSTGRES_URL))(
+    'starts with the PHP session table missing: the start-up log names it, /readyz and the endpoints answer 503; once it is there, ready; its password never printed',
+    async () => {
+      const table = await pdoSessionTable('postgres', process.env.TEST_POSTGRES_URL!);
+      await table.execute(`ALTER TABLE ${table.table} RENAME TO ${table.table}_away`);
+      // Trust authentication here: the password is sent and ignored, and must never be printed.
+      const withPassword = new URL(table.savePath);
+      withPassword.password = 'SECRET-pg-pw';
+      const { child, url, output } = await startProcess({
+        SESSION_STORE: 'php',
+        PHP_SESSION_SAVE_HANDLER: 'pdo',
+        PHP_SESSION_SAVE_PATH: withPassword.href,
+        PHP_SESSION_PDO_TABLE: table.table,
+        ACTIVITY_LOG_URL: 'memory:',
+      });
+      const post = () =>
+        fetch(`${url}/cotizaciones/api/update_cotizacion_api.php`, {
+          method: 'POST',
+          headers: { cookie: 'PHPSESSID=abcdefghijklmnopqrstuvwxyz' },
+          body: new URLSearchParams({ id: '1', field: 'a', value: 'b' }),
+        });
+      try {
+        const ready = await fetch(`${url}/readyz`);
+        expect(ready.status).toBe(503);
+        expect(JSON.stringify(await ready.json())).toContain('PHP sessions');
+        expect(output()).toContain(`the PHP session table ${table.table} (sess_id, sess_data, sess_lifetime, sess_time) in postgres`);
+        const answer = await post();
+        expect(answer.status).toBe(503);
+        expect(await answer.text()).toBe('{"ok":false,"msg":"Servicio no disponible."}');
+        await table.execute(`ALTER TABLE ${table.table}_away RENAME TO ${table.table}`);
+        expect(await until(async () => (await fetch(`${url}/readyz`)).status === 200, 10_000)).toBe(true);
+        expect(await (await post()).json()).toEqual({ ok: false, msg: 'No autenticado' });
+        expect(output()).toContain(
+          `PHP sessions: pdo session table ${table.table} (sess_id, sess_data, sess_lifetime, sess_time) in postgres`,
+        );
+      } finally {
+        child.kill('SIGTERM');
+        await until(() => child.exitCode !== null, 10_000);
+        await table.execute(`DROP TABLE IF EXISTS ${table.table}_away`);
+        await table.drop();
+      }
+      expect(output()).not.toContain('SECRET');
+    },
+  );
 
   it.skipIf(missing('redis-server and redis-cli', redisClusterAvailable()))(
     "starts with the PHP sessions' Redis Cluster down: /readyz and the endpoints answer 503; once it is up, ready, and an unknown id is signed out; its password never printed",
