@@ -55,6 +55,8 @@ export interface LargeSessionCost {
 
 export interface ThroughputRow {
   readonly mode: string;
+  /** Requests of a signed-in user (`{"ok":true}`), or anonymous ones. */
+  readonly signedIn: boolean;
   readonly rounds: number;
   /** Medians of the rounds. */
   readonly rps: number;
@@ -362,7 +364,10 @@ interface LoadMode {
   readonly expectedBody?: string;
 }
 
-/** Each mode as fast as it answers, the modes in turn, `rounds` times (after a warm-up each): medians. */
+/**
+ * Each mode as fast as it answers, the modes in turn, `rounds` times (after a warm-up each): medians. Every
+ * other round runs them in reverse, so a machine growing busier during the run does not weigh on the last modes alone.
+ */
 async function modesUnderLoad(modes: readonly LoadMode[], load: { rounds: number; durationS: number }): Promise<ThroughputRow[]> {
   const results = modes.map(() => [] as Array<LoadResult & { cpuUs: number }>);
   const options = (mode: LoadMode, durationS: number) => ({
@@ -374,7 +379,8 @@ async function modesUnderLoad(modes: readonly LoadMode[], load: { rounds: number
   });
   for (const mode of modes) await runLoad(options(mode, 1));
   for (let round = 0; round < load.rounds; round += 1) {
-    for (const [i, mode] of modes.entries()) {
+    const order = [...modes.entries()];
+    for (const [i, mode] of round % 2 === 0 ? order : order.reverse()) {
       const before = cpuMs(mode.pid);
       const result = await runLoad(options(mode, load.durationS));
       results[i]!.push({ ...result, cpuUs: ((cpuMs(mode.pid) - before) / Math.max(1, result.requests)) * 1000 });
@@ -389,6 +395,7 @@ async function modesUnderLoad(modes: readonly LoadMode[], load: { rounds: number
     ]);
     return {
       mode: mode.name,
+      signedIn: mode.expectedBody === undefined,
       rounds: runs.length,
       rps: median(runs.map((r) => r.rps)),
       p99Ms: median(runs.map((r) => r.p99)),

@@ -48,8 +48,7 @@ export function checkTargets(report: BenchReport): TargetCheck[] {
   const php = report.phpSessions?.throughput;
   // Every signed-in PHP session mode of the session-modes table (`php …`; the anonymous rows are checked below).
   const cookie = php?.find((r) => r.mode === 'cookie');
-  const phpModes =
-    php?.filter((r) => r.mode.startsWith('php ') && r.mode !== PHP_FILES_EMPTY_SESSION && r.mode !== PHP_FILES_NO_COOKIE) ?? [];
+  const phpModes = php?.filter((r) => r.signedIn && r.mode.startsWith('php ')) ?? [];
   const measured = cookie && phpModes.length > 0;
   checks.push({
     target: 'SESSION_STORE=php, every save handler and serializer: req/s ≥ 0.8 × cookie sessions (small session)',
