@@ -245,6 +245,14 @@ export async function benchPhpSessions(
         await timeReads({ saveHandler: 'rediscluster', savePath: clusterPath, touch, ...control }, clusterCookie, reads, times);
       }
     }
+    if (memcached && phpMemcached) {
+      const memcachedCookie = await signIn(phpMemcached, '61');
+      for (const touch of ['none', 'expiry', 'activity'] as const) {
+        const times: number[] = [];
+        readTimes.set(`memcached, touch ${touch}`, times);
+        await timeReads({ saveHandler: 'memcached', savePath: memcached.address, touch, ...control }, memcachedCookie, reads, times);
+      }
+    }
 
     log(`PHP sessions: ${rounds} interleaved rounds of whole requests per mode`);
     // The upstream over HTTP with the default client, as deployed; the listening line is how a started service is found.
