@@ -13,6 +13,8 @@ export type CasReply = 'STORED' | 'EXISTS' | 'NOT_FOUND';
 export interface MemcachedConnections {
   /** The value, its flags, CAS and time to live; a value over `maxBytes` is not transferred (its connection is dropped). */
   get(key: string, maxBytes: number): Promise<MetaGet>;
+  /** `get` and `has(lockKey)` in one write and one reply: for keys on the same server. */
+  getWithLock(key: string, lockKey: string, maxBytes: number): Promise<{ stored: MetaGet; locked: boolean }>;
   has(key: string): Promise<boolean>;
   /** The key's CAS value, which every write changes; undefined for no key. */
   casOf(key: string): Promise<string | undefined>;
@@ -141,33 +143,15 @@ export function memcachedConnections(server: MemcachedServer, options: Memcached
   }
 
   return {
-    get: (key, maxBytes) =>
-      command<MetaGet>(`mg ${key} t c f v\r\n`, (received) => {
-        const line = lineOf(received);
-        if (line === undefined) return undefined;
-        if (line.text === 'EN') return { result: { kind: 'miss' } };
-        const header = /^VA (\d+)((?: \S+)*)$/.exec(line.text);
-        if (!header) throw replyError(line.text);
-        const size = Number(header[1]);
-        // Dropped, not read: the value never crosses into this process.
-        if (size > maxBytes) return { result: { kind: 'oversized', size }, drop: true };
-        if (received.length < line.end + size + 2) return undefined;
-        const flags = new Map(
-          (header[2] ?? '')
-            .trim()
-            .split(' ')
-            .map((flag): [string, string] => [flag.slice(0, 1), flag.slice(1)]),
-        );
-        const value = Buffer.from(received.subarray(line.end, line.end + size));
-        return {
-          result: {
-            kind: 'hit',
-            value,
-            flags: Number(flags.get('f') ?? 0),
-            cas: flags.get('c') ?? '0',
-            ttlSeconds: Number(flags.get('t') ?? -1),
-          },
-        };
+    get: (key, maxBytes) => command(`mg ${key} t c f v\r\n`, (received) => metaGet(received, maxBytes)),
+    getWithLock: (key, lockKey, maxBytes) =>
+      // Pipelined: memcached answers in order, the value's reply first.
+      command(`mg ${key} t c f v\r\nmg ${lockKey}\r\n`, (received) => {
+        const got = metaGet(received, maxBytes);
+        if (!got) return undefined;
+        if (got.drop) return { result: { stored: got.result, locked: false }, drop: true };
+        const lock = simple(received.subarray(got.end), { HD: true, EN: false });
+        return lock && { result: { stored: got.result, locked: lock.result } };
       }),
     has: (key) => command(`mg ${key}\r\n`, (received) => simple(received, { HD: true, EN: false })),
     casOf: (key) =>
@@ -197,6 +181,35 @@ export function memcachedConnections(server: MemcachedServer, options: Memcached
       for (const connection of idle.splice(0)) connection.socket.destroy();
       for (const resolve of waiting.splice(0)) resolve(undefined);
     },
+  };
+}
+
+/** An `mg … t c f v` reply, and where it ends; a value over `maxBytes` is dropped, not read. */
+function metaGet(received: Buffer, maxBytes: number): { result: MetaGet; end: number; drop?: boolean } | undefined {
+  const line = lineOf(received);
+  if (line === undefined) return undefined;
+  if (line.text === 'EN') return { result: { kind: 'miss' }, end: line.end };
+  const header = /^VA (\d+)((?: \S+)*)$/.exec(line.text);
+  if (!header) throw replyError(line.text);
+  const size = Number(header[1]);
+  // Dropped, not read: the value never crosses into this process.
+  if (size > maxBytes) return { result: { kind: 'oversized', size }, end: line.end, drop: true };
+  if (received.length < line.end + size + 2) return undefined;
+  const flags = new Map(
+    (header[2] ?? '')
+      .trim()
+      .split(' ')
+      .map((flag): [string, string] => [flag.slice(0, 1), flag.slice(1)]),
+  );
+  return {
+    result: {
+      kind: 'hit',
+      value: Buffer.from(received.subarray(line.end, line.end + size)),
+      flags: Number(flags.get('f') ?? 0),
+      cas: flags.get('c') ?? '0',
+      ttlSeconds: Number(flags.get('t') ?? -1),
+    },
+    end: line.end + size + 2,
   };
 }
 

@@ -1,6 +1,6 @@
 import { SessionUnavailableError } from '@cotizaciones/core';
 import { ketamaPlacement } from './ketama.js';
-import { memcachedConnections, type MemcachedConnections } from './memcached-connections.js';
+import { memcachedConnections, type MemcachedConnections, type MetaGet } from './memcached-connections.js';
 import type { MemcachedServer } from './save-path.js';
 import { expiryDue, type PhpSaveHandlerStore, type RewriteResult, type StoredSession } from './save-handler-store.js';
 import { sharedLocks } from './shared-lock.js';
@@ -68,7 +68,10 @@ export function phpMemcachedStore(options: MemcachedStoreOptions): PhpSaveHandle
   }
 
   async function readData({ key, on }: Placed): Promise<StoredSession> {
-    const reply = await on.get(key, options.maxBytes);
+    return sessionOf(await on.get(key, options.maxBytes));
+  }
+
+  function sessionOf(reply: MetaGet): StoredSession {
     if (reply.kind === 'miss') return ABSENT;
     if (reply.kind === 'oversized') return { kind: 'refused', reason: 'oversized', detail: `${reply.size} bytes` };
     // PHP sets gc_maxlifetime at each write and touch: the expiry last moved that long before it falls.
@@ -78,12 +81,21 @@ export function phpMemcachedStore(options: MemcachedStoreOptions): PhpSaveHandle
       : { kind: 'data', bytes: reply.value, final: true, modifiedMs };
   }
 
+  /** The session as stored, and whether PHP's lock key is held: one round trip when both keys are on one server. */
+  async function readWithLock(data: Placed, lock: Placed): Promise<[StoredSession, boolean]> {
+    if (data.on === lock.on) {
+      const reply = await data.on.getWithLock(data.key, lock.key, options.maxBytes);
+      return [sessionOf(reply.stored), reply.locked];
+    }
+    return Promise.all([readData(data), lock.on.has(lock.key)]);
+  }
+
   async function read(id: string): Promise<StoredSession> {
     const keys = keysOf(id);
     if (!keys) return ABSENT;
     const { data, lock } = keys;
-    const [stored, locked] = await Promise.all([readData(data), lock.on.has(lock.key)]);
-    if (!locked) return stored;
+    const [session, locked] = await readWithLock(data, lock);
+    if (!locked) return session;
     const cas = await data.on.casOf(data.key);
     const waited = await locks.take(
       async () => !(await lock.on.has(lock.key)),
