@@ -6,6 +6,7 @@ import { expectAnswer } from './support/contract-headers.js';
 import { startApp } from './support/app.js';
 import { FIELD_PATH, rawPost } from './support/service.js';
 import { streamPost } from './support/streaming-client.js';
+import { until } from './support/until.js';
 
 const LIMIT = 64 * 1024;
 const TOO_LARGE = '{"ok":false,"msg":"Solicitud demasiado grande."}';
@@ -66,7 +67,7 @@ describe('reading request bodies', () => {
     const head = `POST ${FIELD_PATH} HTTP/1.1\r\nHost: x\r\nCookie: ${cookie}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\n`;
     await new Promise((resolve) => socket.write(`${head}id=1&field=`, resolve));
     socket.destroy();
-    while (!app.logs.lines.slice(before).some((line) => line.msg === 'request')) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(await until(() => app.logs.lines.slice(before).some((line) => line.msg === 'request'), 10_000)).toBe(true);
     const lines = app.logs.lines.slice(before);
     expect(lines.filter((line) => line.msg === 'request')).toEqual([
       expect.objectContaining({ level: 30, status: 400, outcome: 'rejected' }),

@@ -12,6 +12,7 @@ import {
 } from '@cotizaciones/adapters/testing';
 import { startProcess } from './support/process.js';
 import { cookieHeader, FIELD_PATH, form, SESSION_KEY } from './support/service.js';
+import { until } from './support/until.js';
 
 const urls = serviceUrls();
 
@@ -79,7 +80,7 @@ describe.skipIf(missing('Redis (TEST_REDIS_URL)', urls.redis) || missing('Postgr
             .catch(() => 'refused'),
         );
       }
-      while (stub.received.length - before < 50) await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(await until(() => stub.received.length - before >= 50, 10_000)).toBe(true);
       a.child.kill('SIGTERM');
       const answers = await Promise.all(outcomes);
       const [code] = (await once(a.child, 'exit')) as [number];

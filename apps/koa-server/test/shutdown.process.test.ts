@@ -155,7 +155,7 @@ describe('drain on SIGTERM', () => {
       }
     };
     const clients = Array.from({ length: 8 }, () => client());
-    while (results.length < 100) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(await until(() => results.length >= 100, 10_000)).toBe(true);
     sigterm.at = performance.now();
     server.child.kill('SIGTERM');
     await Promise.all(clients);
@@ -188,7 +188,7 @@ describe('graceful shutdown under load', () => {
     // Long enough that the 200 are still in flight once the signal has been taken, however busy the host.
     stub.answer({ json: { ok: true }, delayMs: 1_500 });
     const answers = inFlight(server.url, server.cookie, 200);
-    while (stub.received.length < 200) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(await until(() => stub.received.length >= 200, 10_000)).toBe(true);
     const started = Date.now();
     server.child.kill('SIGTERM');
     expect(await until(() => server.output().includes('SIGTERM: shutting down'), 5_000)).toBe(true);
@@ -211,7 +211,7 @@ describe('graceful shutdown under load', () => {
     expect(await Promise.all(inFlight(server.url, server.cookie, 3))).toEqual(['{"ok":true}', '{"ok":true}', '{"ok":true}']);
     stub.answer({ hang: true });
     const hung = inFlight(server.url, server.cookie, 5);
-    while (stub.received.length < 8) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(await until(() => stub.received.length >= 8, 10_000)).toBe(true);
     server.child.kill('SIGTERM');
     expect(await until(() => server.output().includes('SIGTERM: shutting down'), 5_000)).toBe(true);
     expect(server.child.exitCode).toBeNull();
@@ -235,7 +235,7 @@ describe('graceful shutdown under load', () => {
     const server = await start();
     stub.answer({ json: { ok: true }, delayMs: 300 });
     const answers = inFlight(server.url, server.cookie, 5);
-    while (stub.received.length < 5) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(await until(() => stub.received.length >= 5, 10_000)).toBe(true);
     server.child.kill('SIGINT');
     server.child.kill('SIGINT');
     expect(await Promise.all(answers)).toEqual(Array.from({ length: 5 }, () => '{"ok":true}'));
@@ -248,7 +248,7 @@ describe('graceful shutdown under load', () => {
     const server = await start({ UPSTREAM_TIMEOUT_MS: '60000', SHUTDOWN_TIMEOUT_MS: '500' });
     stub.answer({ hang: true });
     const hung = inFlight(server.url, server.cookie, 2);
-    while (stub.received.length < 2) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(await until(() => stub.received.length >= 2, 10_000)).toBe(true);
     const started = Date.now();
     server.child.kill('SIGTERM');
     const code = await exitCode(server.child);

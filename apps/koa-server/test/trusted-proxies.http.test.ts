@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { otlpReceiver, type ExportedSpan } from './support/otlp-receiver.js';
 import { FIELD_PATH, form, rawPost, startService, type TestService } from './support/service.js';
+import { until } from './support/until.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const SERVER = 2;
@@ -43,12 +44,12 @@ describe('TRUST_PROXY=127.0.0.2: headers only from that peer', () => {
 
   /** The server span of the request whose log line has this id, once exported. */
   const serverSpanOf = async (requestId: string): Promise<ExportedSpan> => {
-    for (;;) {
+    const span = () => {
       const traceId = svc.logs.lines.find((line) => line.msg === 'request' && line.requestId === requestId)?.trace_id;
-      const span = receiver.spans().find((one) => one.traceId === traceId && one.kind === SERVER);
-      if (span) return span;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+      return receiver.spans().find((one) => one.traceId === traceId && one.kind === SERVER);
+    };
+    expect(await until(() => span() !== undefined, 10_000), `the server span of request ${requestId}`).toBe(true);
+    return span()!;
   };
   const forged = {
     'x-forwarded-for': '6.6.6.6',
