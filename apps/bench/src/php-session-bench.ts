@@ -253,6 +253,15 @@ export async function benchPhpSessions(
         await timeReads({ saveHandler: 'memcached', savePath: memcached.address, touch, ...control }, memcachedCookie, reads, times);
       }
     }
+    for (const { name, table, php } of pdo) {
+      const pdoCookie = await signIn(php, '61');
+      for (const touch of ['none', 'expiry', 'activity'] as const) {
+        const times: number[] = [];
+        readTimes.set(`${name.slice('php '.length)}, touch ${touch}`, times);
+        const where = { saveHandler: 'pdo', savePath: table.savePath, pdoTable: table.table } as const;
+        await timeReads({ ...where, touch, ...control }, pdoCookie, reads, times);
+      }
+    }
 
     log(`PHP sessions: ${rounds} interleaved rounds of whole requests per mode`);
     // The upstream over HTTP with the default client, as deployed; the listening line is how a started service is found.
