@@ -8,7 +8,8 @@ const ITEM_FAILED = '{"ok":false,"msg":"No se pudo actualizar el ítem."}';
 let svc: TestService;
 let cookie: string;
 beforeAll(async () => {
-  svc = await startService();
+  // The upstream's deadline, short: one case lets the upstream hang.
+  svc = await startService({ UPSTREAM_TIMEOUT_MS: '1000' });
   cookie = await svc.signIn('7');
 });
 afterAll(() => svc.close());

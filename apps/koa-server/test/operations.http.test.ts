@@ -11,7 +11,8 @@ function value(text: string, series: string): number | undefined {
 
 describe('GET /metrics', () => {
   it('counts requests by endpoint, method and outcome, times them, and shows the upstream and the activity log', async () => {
-    const svc = await startService();
+    // The upstream's deadline, short: one request lets the upstream hang.
+    const svc = await startService({ UPSTREAM_TIMEOUT_MS: '1000' });
     const cookie = await svc.signIn();
     await svc.post(FIELD_PATH, form({ id: '1' }), { cookie });
     await svc.post(FIELD_PATH, form({ id: '2' }), { cookie });

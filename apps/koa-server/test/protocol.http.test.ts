@@ -183,7 +183,7 @@ describe('the upstream token', () => {
 
 describe('UPSTREAM_CLIENT=undici', () => {
   it('forwards through undici with the same answers', async () => {
-    const svc = await startService({ UPSTREAM_CLIENT: 'undici' });
+    const svc = await startService({ UPSTREAM_CLIENT: 'undici', UPSTREAM_TIMEOUT_MS: '1000' });
     const cookie = await svc.signIn();
     await expectAnswer(await svc.post(ITEM_PATH, form({ id: '9', delete: '' }), { cookie }), 200, '{"ok":true}');
     svc.stub.answer({ hang: true });

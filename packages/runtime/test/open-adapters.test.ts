@@ -51,7 +51,8 @@ describe('openSessionStore: for a channel with sessions', () => {
     } finally {
       await store.close();
     }
-  });
+    // It waits 2 s for the store by design; the bound only stops a hang on a busy machine.
+  }, 30_000);
 });
 
 function sessionConfig(env: Record<string, string>) {

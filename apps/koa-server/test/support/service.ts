@@ -84,7 +84,8 @@ export async function startService(env: Record<string, string> = {}): Promise<Te
   const config = loadConfig({
     UPSTREAM_BASE_URL: stub.url,
     UPSTREAM_TOKEN: TOKEN,
-    UPSTREAM_TIMEOUT_MS: '400',
+    // Far from what a busy host's stub takes; a test about the upstream's deadline sets its own.
+    UPSTREAM_TIMEOUT_MS: '10000',
     ACTIVITY_LOG_URL: `sqlite:${dbFile}`,
     ACTIVITY_LOG_DEAD_LETTER: deadLetterFile,
     ACTIVITY_LOG_SPOOL: spool,
