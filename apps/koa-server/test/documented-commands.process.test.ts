@@ -26,7 +26,8 @@ describe('the documented commands, from a fresh clone', () => {
     clone = join(dir, 'repo');
     execFileSync('git', ['clone', '--quiet', ROOT, clone]);
   });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  // A clone with its installed packages: tens of thousands of files to remove on a busy disk.
+  afterAll(() => rmSync(dir, { recursive: true, force: true }), 120_000);
 
   it('npm run build installs first, showing the install, then builds every package', () => {
     const run = npm('run', 'build');
