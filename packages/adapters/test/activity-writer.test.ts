@@ -53,7 +53,10 @@ function memoryDeadLetter() {
 
 const ids = (list: readonly ActivityEntry[]) => list.map((entry) => entry.entityId);
 const large = (entityId: bigint) => sampleEntry({ entityId, details: { field: 'observaciones', value: '😀'.repeat(450_000) } });
-const isLarge = (entry: ActivityEntry) => String(entry.details?.value ?? '').length > 100_000;
+const isLarge = (entry: ActivityEntry) => {
+  const value = entry.details?.value;
+  return typeof value === 'string' && value.length > 100_000;
+};
 
 describe('the activity writer: one entry never blocks the others', () => {
   it('60 entries whose statement fails as a lost connection (a packet too large), then 20 ordinary ones: the 20 written without waiting on backoff, the 60 set aside with their code', async () => {

@@ -2,7 +2,7 @@ import { SessionUnavailableError } from '@cotizaciones/core';
 import { ketamaPlacement } from './ketama.js';
 import { memcachedConnections, type MemcachedConnections, type MetaGet } from './memcached-connections.js';
 import type { MemcachedServer } from './save-path.js';
-import { expiryDue, type PhpSaveHandlerStore, type RewriteResult, type StoredSession } from './save-handler-store.js';
+import { expiryDue, readyWithin, type PhpSaveHandlerStore, type RewriteResult, type StoredSession } from './save-handler-store.js';
 import { sharedLocks } from './shared-lock.js';
 
 export interface MemcachedStoreOptions {
@@ -137,17 +137,7 @@ export function phpMemcachedStore(options: MemcachedStoreOptions): PhpSaveHandle
     },
     rewrite: (id, change) => call(() => rewrite(id, change)),
     ping,
-    async ready(timeoutMs) {
-      const deadline = performance.now() + timeoutMs;
-      for (;;) {
-        try {
-          return await ping();
-        } catch (error) {
-          if (performance.now() >= deadline) throw error;
-          await new Promise((resolve) => setTimeout(resolve, 100));
-        }
-      }
-    },
+    ready: (timeoutMs) => readyWithin(ping, timeoutMs),
     describe() {
       return `memcached at ${options.servers.map(({ host, port }) => `${host}:${port}`).join(', ')}, keys "${options.prefix}<id>"`;
     },

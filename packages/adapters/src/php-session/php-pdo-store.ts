@@ -1,7 +1,7 @@
 import { SessionUnavailableError } from '@cotizaciones/core';
 import { sqlConnection, SqlFailure, type SqlConnection, type SqlRow } from './pdo-connection.js';
 import type { PdoColumns, PdoSavePath } from './pdo-table.js';
-import { expiryDue, type PhpSaveHandlerStore, type RewriteResult, type StoredSession } from './save-handler-store.js';
+import { expiryDue, readyWithin, type PhpSaveHandlerStore, type RewriteResult, type StoredSession } from './save-handler-store.js';
 
 export interface PdoStoreOptions {
   readonly database: PdoSavePath;
@@ -121,17 +121,7 @@ export function phpPdoStore(options: PdoStoreOptions): PhpSaveHandlerStore {
     },
     rewrite: (sessionId, change) => call((db) => rewrite(db, sessionId, change)),
     ping: check,
-    async ready(timeoutMs) {
-      const deadline = performance.now() + timeoutMs;
-      for (;;) {
-        try {
-          return await check();
-        } catch (error) {
-          if (performance.now() >= deadline) throw error;
-          await new Promise((resolve) => setTimeout(resolve, 100));
-        }
-      }
-    },
+    ready: (timeoutMs) => readyWithin(check, timeoutMs),
     describe() {
       const where = engine === 'sqlite' ? `sqlite file ${options.database.url}` : engine;
       return `pdo session table ${describeTable} in ${where}`;

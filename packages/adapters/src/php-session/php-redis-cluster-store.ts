@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import { Cluster } from 'ioredis';
 import { SessionUnavailableError } from '@cotizaciones/core';
 import { redisReady } from '../session/redis-ready.js';
-import { BOUNDED_GET, type BoundedReply } from './php-redis-store.js';
+import { BOUNDED_GET } from './php-redis-store.js';
 import type { RedisClusterSavePath } from './save-path.js';
-import { expiryDue, type PhpSaveHandlerStore, type RewriteResult } from './save-handler-store.js';
+import { expiryDue, storedRedisValue, type BoundedReply, type PhpSaveHandlerStore, type RewriteResult } from './save-handler-store.js';
 
 export interface RedisClusterStoreOptions extends RedisClusterSavePath {
   readonly gcMaxLifetimeSeconds: number;
@@ -97,13 +97,7 @@ export function phpRedisClusterStore(options: RedisClusterStoreOptions): PhpSave
   return {
     async read(id) {
       const reply = await call(() => cluster.boundedGetBuffer(keyOf(id), options.maxBytes));
-      if (reply === null) return { kind: 'absent' };
-      if (typeof reply === 'number') return { kind: 'refused', reason: 'oversized', detail: `${reply} bytes` };
-      const [bytes, ttlMs] = reply;
-      // As with phpredis on one server: SETEX gc_maxlifetime, so the expiry moved gc_maxlifetime before it falls.
-      return ttlMs < 0
-        ? { kind: 'data', bytes, final: true }
-        : { kind: 'data', bytes, final: true, modifiedMs: options.now() + ttlMs - options.gcMaxLifetimeSeconds * 1000 };
+      return storedRedisValue(reply, options.now(), options.gcMaxLifetimeSeconds);
     },
     async touchExpiry(id, modifiedMs) {
       if (!expiryDue(modifiedMs, options.now(), options.gcMaxLifetimeSeconds)) return;

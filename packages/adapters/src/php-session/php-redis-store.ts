@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import { SessionUnavailableError } from '@cotizaciones/core';
 import { redisReady } from '../session/redis-ready.js';
 import type { RedisSavePath } from './save-path.js';
-import { expiryDue, type PhpSaveHandlerStore, type RewriteResult } from './save-handler-store.js';
+import { expiryDue, storedRedisValue, type BoundedReply, type PhpSaveHandlerStore, type RewriteResult } from './save-handler-store.js';
 
 export interface RedisStoreOptions extends RedisSavePath {
   readonly gcMaxLifetimeSeconds: number;
@@ -74,15 +74,7 @@ export function phpRedisStore(options: RedisStoreOptions): PhpSaveHandlerStore {
   return {
     async read(id) {
       const reply = await call(() => redis.boundedGetBuffer(keyOf(id), options.maxBytes));
-      if (reply === null) return { kind: 'absent' };
-      if (typeof reply === 'number') return { kind: 'refused', reason: 'oversized', detail: `${reply} bytes` };
-      const [bytes, ttlMs] = reply;
-      // PHP writes with SETEX gc_maxlifetime: the expiry was last moved gc_maxlifetime before it falls.
-      // A key without one (TTL -1) says nothing: it is touched.
-      // A Redis value is written whole: always final.
-      return ttlMs < 0
-        ? { kind: 'data', bytes, final: true }
-        : { kind: 'data', bytes, final: true, modifiedMs: options.now() + ttlMs - options.gcMaxLifetimeSeconds * 1000 };
+      return storedRedisValue(reply, options.now(), options.gcMaxLifetimeSeconds);
     },
     async touchExpiry(id, modifiedMs) {
       if (!expiryDue(modifiedMs, options.now(), options.gcMaxLifetimeSeconds)) return;
@@ -121,8 +113,6 @@ local value = redis.call('GET', KEYS[1])
 if not value then return nil end
 return {value, redis.call('PTTL', KEYS[1])}`;
 
-/** `[value, PTTL]`, the length of a value over the bound, or null for no key. */
-export type BoundedReply = [Buffer, number] | number | null;
 type BoundedRedis = Redis & { boundedGetBuffer(key: string, max: number): Promise<BoundedReply> };
 
 function withBoundedGet(redis: Redis): BoundedRedis {

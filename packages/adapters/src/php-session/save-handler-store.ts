@@ -20,6 +20,37 @@ export function expiryDue(modifiedMs: number | undefined, now: number, gcMaxLife
   return modifiedMs === undefined || now - modifiedMs >= Math.min(TOUCH_EVERY_MS, (gcMaxLifetimeSeconds * 1000) / 24);
 }
 
+/** What phpredis's stores' bounded read script answers: see {@link storedRedisValue}. */
+export type BoundedReply = [Buffer, number] | number | null;
+
+/**
+ * A Redis value as the bounded read script returns it (null: no key; a number: its length, over the
+ * bound, not sent; else the bytes and the key's time to live in ms). phpredis writes with SETEX
+ * gc_maxlifetime, so the expiry last moved gc_maxlifetime before it falls; a key without one (TTL -1)
+ * says nothing, and is touched. A Redis value is written whole: always final.
+ */
+export function storedRedisValue(reply: BoundedReply, now: number, gcMaxLifetimeSeconds: number): StoredSession {
+  if (reply === null) return { kind: 'absent' };
+  if (typeof reply === 'number') return { kind: 'refused', reason: 'oversized', detail: `${reply} bytes` };
+  const [bytes, ttlMs] = reply;
+  return ttlMs < 0
+    ? { kind: 'data', bytes, final: true }
+    : { kind: 'data', bytes, final: true, modifiedMs: now + ttlMs - gcMaxLifetimeSeconds * 1000 };
+}
+
+/** Tries `ping` every 100 ms until it answers, or `timeoutMs` has passed (then its last error). */
+export async function readyWithin(ping: () => Promise<void>, timeoutMs: number): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await ping();
+    } catch (error) {
+      if (performance.now() >= deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
 /** How a conditional rewrite ended. */
 export type RewriteResult = 'written' | 'unchanged' | 'yielded' | 'absent';
 
