@@ -10,7 +10,9 @@ if (!PHP_SESSION_SETUPS.some((setup) => setup.name === session)) {
 }
 const missing = missingForDemo(session);
 if (missing.length > 0) {
-  console.error(`demo: missing ${missing.join(', ')} (Debian: apt-get install php-cli php-fpm nginx, and the packages named)`);
+  console.error(
+    `demo: missing ${missing.join(', ')} (Debian: apt-get install php-cli php-fpm nginx, and the packages named; a database's URL in the variable named)`,
+  );
   process.exit(1);
 }
 const verbose = process.env.DEMO_VERBOSE === '1';

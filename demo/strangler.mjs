@@ -2,6 +2,7 @@
 // the service with SESSION_STORE=php, and nginx with deploy/nginx-strangler.conf in front of both.
 // Used by `npm run demo:php` and by the end-to-end browser test. Everything lives in one temp dir.
 import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
@@ -28,10 +29,12 @@ export function phpFpmBinary() {
 /**
  * The PHP session set-ups the demo can run (`DEMO_PHP_SESSION`), and the browser test runs each of
  * (strangler.e2e.test.ts). A new save handler or serializer (pdo, rediscluster, …) is one entry here:
- * `name` as `<save handler>/<serializer>` (the test checks the service's start-up line names both);
- * `needs`, what must be installed (`command(…)`, `php(extension)`: a Debian package and how to tell it
- * is there); `start({ dir, run })`, which starts what the store needs with `run` (so the demo's stop
- * ends it; `freePort` and `untilListening` below help) in the demo's temp dir `dir`, and resolves to
+ * `name` as `<save handler>/<serializer>`, or `<save handler>/<serializer>/<database>` for one of several
+ * databases (the test checks the service's start-up line names each); `needs`, what must be installed
+ * (`command(…)`, `php(extension)`: a Debian package and how to tell it is there; `variable(…)`: a database's
+ * URL); `start({ dir, run, cleanup })`, which starts what the store needs with `run` (so the demo's stop
+ * ends it; `freePort` and `untilListening` below help) in the demo's temp dir `dir`, gives `cleanup` what
+ * removes anything it made elsewhere (run by the demo's stop), and resolves to
  * PHP's session ini (any ini: a handler class can come in by `auto_prepend_file`) and the service's
  * PHP_SESSION_* for the same store. The first entry is the demo's default.
  */
@@ -68,7 +71,17 @@ export const PHP_SESSION_SETUPS = [
     needs: [command('memcached', ['-h']), php('memcached'), php('igbinary')],
     start: (context) => memcachedSetup(context, 'igbinary'),
   },
-  { name: 'pdo/php', needs: [phpModule('pdo_sqlite', 'php-sqlite3')], start: pdoSetup },
+  { name: 'pdo/php', needs: [phpModule('pdo_sqlite', 'php-sqlite3')], start: (context) => pdoSetup(context, 'sqlite') },
+  {
+    name: 'pdo/php/postgres',
+    needs: [phpModule('pdo_pgsql', 'php-pgsql'), variable('TEST_POSTGRES_URL', 'a PostgreSQL database')],
+    start: (context) => pdoSetup(context, 'postgres', process.env.TEST_POSTGRES_URL),
+  },
+  {
+    name: 'pdo/php/mysql',
+    needs: [phpModule('pdo_mysql', 'php-mysql'), variable('TEST_MYSQL_URL', 'a MySQL or MariaDB database')],
+    start: (context) => pdoSetup(context, 'mysql', process.env.TEST_MYSQL_URL),
+  },
 ];
 
 async function filesSetup({ dir }, serializer) {
@@ -143,27 +156,78 @@ async function memcachedSetup({ run }, serializer) {
   };
 }
 
+/** Symfony PdoSessionHandler's schema, as its documentation gives it for each database. */
+const PDO_SCHEMA = {
+  sqlite: (table) =>
+    `CREATE TABLE ${table} (sess_id TEXT NOT NULL PRIMARY KEY, sess_data BLOB NOT NULL, sess_lifetime INTEGER NOT NULL, sess_time INTEGER NOT NULL)`,
+  postgres: (table) =>
+    `CREATE TABLE ${table} (sess_id VARCHAR(128) NOT NULL PRIMARY KEY, sess_data BYTEA NOT NULL, sess_lifetime INTEGER NOT NULL, sess_time INTEGER NOT NULL)`,
+  mysql: (table) =>
+    `CREATE TABLE ${table} (sess_id VARBINARY(128) NOT NULL PRIMARY KEY, sess_data BLOB NOT NULL, sess_lifetime INTEGER UNSIGNED NOT NULL, sess_time INTEGER UNSIGNED NOT NULL) COLLATE utf8mb4_bin, ENGINE = InnoDB`,
+};
+
 /**
- * A session table in SQLite (Symfony's schema), written by demo/pdo-session-handler.php, which a file of the
- * demo's own prepends to every page with the database's DSN.
+ * A session table of Symfony's schema, written by demo/pdo-session-handler.php, which a file of the demo's own
+ * prepends to every page with the database's DSN and the table's name. SQLite: a file in the demo's dir. PostgreSQL
+ * or MySQL/MariaDB: a table of a random name in the database at `url` (the tests' TEST_POSTGRES_URL, TEST_MYSQL_URL),
+ * dropped when the demo stops.
  */
-async function pdoSetup({ dir }) {
-  const file = join(dir, 'sessions.db');
-  const made = spawnSync('php', [
-    '-r',
-    `(new PDO('sqlite:' . $argv[1]))->exec('CREATE TABLE sessions (sess_id TEXT NOT NULL PRIMARY KEY, sess_data BLOB NOT NULL, sess_lifetime INTEGER NOT NULL, sess_time INTEGER NOT NULL)');`,
-    file,
-  ]);
-  if (made.status !== 0) throw new Error(`the session table was not made: ${made.stderr}`);
+async function pdoSetup({ dir, cleanup }, engine, url) {
+  const connection = engine === 'sqlite' ? { dsn: `sqlite:${join(dir, 'sessions.db')}` } : pdoConnection(engine, url);
+  const table = engine === 'sqlite' ? 'sessions' : `demo_sessions_${randomBytes(4).toString('hex')}`;
+  pdoExec(connection, PDO_SCHEMA[engine](table), 'the session table was not made');
+  if (engine !== 'sqlite') cleanup(() => pdoExec(connection, `DROP TABLE IF EXISTS ${table}`, 'the session table was not dropped'));
   const prepend = join(dir, 'pdo-session.php');
-  writeFileSync(
-    prepend,
-    `<?php\nconst PDO_SESSION_DSN = ${JSON.stringify(`sqlite:${file}`)};\nrequire ${JSON.stringify(join(ROOT, 'demo', 'pdo-session-handler.php'))};\n`,
-  );
+  const constants = {
+    PDO_SESSION_DSN: connection.dsn,
+    PDO_SESSION_USER: connection.user ?? '',
+    PDO_SESSION_PASSWORD: connection.password ?? '',
+    PDO_SESSION_TABLE: table,
+  };
+  // Single-quoted: PHP reads nothing in them but \\ and \'.
+  const quoted = (text) => `'${text.replace(/[\\']/g, (character) => `\\${character}`)}'`;
+  const defined = Object.entries(constants).map(([name, value]) => `const ${name} = ${quoted(value)};\n`);
+  // Only PHP's user reads it: it may hold the database's password.
+  writeFileSync(prepend, `<?php\n${defined.join('')}require ${quoted(join(ROOT, 'demo', 'pdo-session-handler.php'))};\n`, {
+    mode: 0o600,
+  });
   return {
     ini: { auto_prepend_file: prepend },
-    env: { PHP_SESSION_SAVE_HANDLER: 'pdo', PHP_SESSION_SAVE_PATH: `sqlite:${file}`, PHP_SESSION_TOUCH: 'activity' },
+    env: {
+      PHP_SESSION_SAVE_HANDLER: 'pdo',
+      PHP_SESSION_SAVE_PATH: engine === 'sqlite' ? connection.dsn : url,
+      PHP_SESSION_PDO_TABLE: table,
+      PHP_SESSION_TOUCH: 'activity',
+    },
   };
+}
+
+/** PDO's DSN and credentials for a postgres:// or mysql:// URL. */
+function pdoConnection(engine, url) {
+  const { hostname, port, pathname, username, password } = new URL(url);
+  const driver = engine === 'postgres' ? 'pgsql' : 'mysql';
+  return {
+    dsn: `${driver}:host=${hostname}${port ? `;port=${port}` : ''};dbname=${decodeURIComponent(pathname.slice(1))}`,
+    user: decodeURIComponent(username),
+    password: decodeURIComponent(password),
+  };
+}
+
+/** Runs one statement through PHP's PDO, as the PHP app's own set-up would (the password in its environment, not its arguments). */
+function pdoExec({ dsn, user = '', password = '' }, statement, failure) {
+  const ran = spawnSync(
+    'php',
+    [
+      '-r',
+      "(new PDO($argv[1], $argv[2] ?: null, getenv('PDO_PASSWORD') ?: null, [PDO::ATTR_ERRMODE => PDO::ERRMODE_EXCEPTION]))->exec($argv[3]);",
+      '--',
+      dsn,
+      user,
+      statement,
+    ],
+    { encoding: 'utf8', env: { PATH: process.env.PATH, PDO_PASSWORD: password } },
+  );
+  if (ran.status !== 0) throw new Error(`${failure}: ${ran.stdout}${ran.stderr}`);
 }
 
 /** A need: a program on the PATH, named by its Debian package. */
@@ -177,6 +241,11 @@ function php(extension) {
     package: `php-${extension}`,
     present: () => spawnSync('php', ['-m']).stdout?.toString().split('\n').includes(extension) ?? false,
   };
+}
+
+/** A need: a database the set-up makes its table in, named by the variable that gives its URL. */
+function variable(name, what) {
+  return { package: `${name} (${what})`, present: () => Boolean(process.env[name]) };
 }
 
 /** A need: a PHP module (php -m) of another name than its Debian package. */
@@ -222,6 +291,8 @@ export async function startStrangler(options = {}) {
     children.push(child);
     return child;
   };
+  // What the set-up made outside `dir` (a table in a database), removed once its processes are gone.
+  const cleanups = [];
   const stop = async () => {
     await Promise.all(
       children.reverse().map(async (child) => {
@@ -230,14 +301,18 @@ export async function startStrangler(options = {}) {
         await once(child, 'exit');
       }),
     );
-    rmSync(dir, { recursive: true, force: true });
+    try {
+      for (const cleanup of cleanups.splice(0)) await cleanup();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   };
 
   try {
     const [nginxPort, servicePort] = [options.port || (await freePort()), await freePort()];
     const url = `http://127.0.0.1:${nginxPort}`;
     // 0. Where PHP keeps its sessions.
-    const store = await setup.start({ dir, run });
+    const store = await setup.start({ dir, run, cleanup: (step) => cleanups.push(step) });
     const ini = { ...store.ini, 'session.gc_probability': '0', 'session.use_strict_mode': '1' };
 
     // 1. The PHP app.

@@ -42,7 +42,7 @@ describe.skipIf(missing(`${needed.join(', ')} (.ci/run installs them)`, needed.l
     // Every PHP session set-up of the demo (save handler and serializer), each with its own PHP, store, service and nginx.
     for (const setup of PHP_SESSION_SETUPS) {
       const lacking = missingForDemo(setup.name);
-      describe.skipIf(missing(`${setup.name}: ${lacking.join(', ')} (.ci/run installs them)`, lacking.length === 0))(
+      describe.skipIf(missing(`${setup.name}: ${lacking.join(', ')} (.ci/run installs or sets them)`, lacking.length === 0))(
         `PHP sessions in ${setup.name}`,
         () => {
           let demo: Strangler;
@@ -98,9 +98,10 @@ describe.skipIf(missing(`${needed.join(', ')} (.ci/run installs them)`, needed.l
             return { shown: JSON.parse(await page.locator('#result').innerText()) as unknown, response };
           };
 
-          it("the service reads the set-up's save handler and serializer (its start-up line)", () => {
-            const [handler, serializer] = setup.name.split('/');
-            expect(demo.sessionsRead).toMatch(new RegExp(`^PHP sessions: ${handler}\\b.*, serializer ${serializer},`));
+          it("the service reads the set-up's save handler, database and serializer (its start-up line)", () => {
+            const [handler, serializer, database] = setup.name.split('/');
+            const where = database === undefined ? '' : `.* in ${database}\\b`;
+            expect(demo.sessionsRead).toMatch(new RegExp(`^PHP sessions: ${handler}\\b${where}.*, serializer ${serializer},`));
           });
 
           it('signs in on the PHP page and edits with jQuery: {"ok":true}, the audit row has the PHP user\'s id', async () => {
