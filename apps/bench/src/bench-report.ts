@@ -3,7 +3,6 @@ import type { FairShareRow } from './fair-share-row.js';
 import type { PhpSessionLatency } from './php-session-bench.js';
 import type { ServiceSetting, Target } from './targets.js';
 import type { CliSummary } from './cli-bench.js';
-import type { SpoolCost } from './spool-cost.js';
 import type { TracingOffCost } from './tracing-off-cost.js';
 import type { WriterResult } from './writer-bench.js';
 
@@ -33,6 +32,7 @@ export interface ServiceTag {
   readonly stores: ServiceSetting['stores']['kind'];
   readonly traced: boolean;
   readonly candidate: boolean;
+  readonly spoolOff: boolean;
 }
 
 export const serviceTag = (setting: ServiceSetting | undefined): ServiceTag | undefined =>
@@ -41,6 +41,7 @@ export const serviceTag = (setting: ServiceSetting | undefined): ServiceTag | un
     stores: setting.stores.kind,
     traced: setting.traced === true,
     candidate: setting.candidate === true,
+    spoolOff: setting.spoolOff === true,
   };
 
 export interface PeakMemory {
@@ -76,7 +77,6 @@ export interface BenchReport {
   readonly phpSessions: PhpSessionLatency | undefined;
   readonly fairShare: { rows: FairShareRow[]; flood: FloodRow } | undefined;
   readonly tracingOff: TracingOffCost;
-  readonly spool: SpoolCost;
   /** One summary per client, got (the default) first. */
   readonly cli: readonly CliSummary[] | undefined;
 }

@@ -11,7 +11,6 @@ import { benchFairShare } from './fair-share-bench.js';
 import { benchPhpSessions } from './php-session-bench.js';
 import { benchWriter, sqliteWriterUrl, type WriterResult } from './writer-bench.js';
 import { measureTracingOffCost } from './tracing-off-cost.js';
-import { measureSpoolCost } from './spool-cost.js';
 import { benchCliRounds } from './cli-bench.js';
 
 const STUB = fileURLToPath(new URL('./stub-upstream.js', import.meta.url));
@@ -22,6 +21,8 @@ function targetsFor(options: BenchOptions): Target[] {
   const targets = [
     ...referenceTargets(nodeArgs),
     serviceTarget({ client: 'got', stores: { kind: 'cookie+sqlite' }, nodeArgs }),
+    // The same without its spool: what the spool costs a request, in the same rounds.
+    serviceTarget({ client: 'got', stores: { kind: 'cookie+sqlite' }, nodeArgs, spoolOff: true }),
     serviceTarget({ client: 'undici', stores: { kind: 'cookie+sqlite' }, nodeArgs }),
     serviceTarget({ client: 'undici', stores: { kind: 'cookie+sqlite' }, nodeArgs, traced: true }),
   ];
@@ -198,8 +199,6 @@ async function main(): Promise<void> {
   const cli = options.cliLines > 0 ? await benchCliRounds(options.cliLines, options.rounds, log) : undefined;
   log('tracing off: the calls left on the request path');
   const tracingOff = measureTracingOffCost();
-  log('activity spool: the append and acknowledgement per entry');
-  const spool = measureSpoolCost();
   const fairShare = options.fairProbes > 0 ? await benchFairShare(options.fairProbes, log) : undefined;
 
   const markdown = writeReport(options.out, {
@@ -220,7 +219,6 @@ async function main(): Promise<void> {
     phpSessions,
     fairShare,
     tracingOff,
-    spool,
     cli,
   });
   process.stdout.write(markdown);

@@ -125,11 +125,13 @@ export interface ServiceSetting {
   readonly candidate?: boolean;
   /** Tracing on, every request sampled, exported over OTLP/HTTP (protobuf) to a collector that takes everything. */
   readonly traced?: boolean;
+  /** `ACTIVITY_LOG_SPOOL_MAX_BYTES=0`: no entry spooled, each held in memory only: what the spool costs, by difference. */
+  readonly spoolOff?: boolean;
 }
 
 export function serviceTarget(setting: ServiceSetting): Target {
   return {
-    name: `${setting.candidate ? 'candidate' : 'service'}: ${setting.client}, ${setting.stores.kind}${setting.traced ? ', traced (100 %)' : ''}${setting.nodeArgs?.length ? ` [${setting.nodeArgs.join(' ')}]` : ''}`,
+    name: `${setting.candidate ? 'candidate' : 'service'}: ${setting.client}, ${setting.stores.kind}${setting.traced ? ', traced (100 %)' : ''}${setting.spoolOff ? ', spool off (ACTIVITY_LOG_SPOOL_MAX_BYTES=0)' : ''}${setting.nodeArgs?.length ? ` [${setting.nodeArgs.join(' ')}]` : ''}`,
     role: 'service',
     setting,
     async start(upstreamUrl, users) {
@@ -153,6 +155,7 @@ export function serviceTarget(setting: ServiceSetting): Target {
         SESSION_KEYS: SESSION_KEY,
         DEV_LOGIN: '1',
         PORT: '0',
+        ...(setting.spoolOff ? { ACTIVITY_LOG_SPOOL_MAX_BYTES: '0' } : {}),
         ...stores,
       };
       if (setting.main === undefined) assertServiceBuilt();

@@ -45,7 +45,7 @@ export function auditMarks(log: CountedActivityLog, journal: Journal, requestIdO
       record(entry) {
         recordedEntries += 1;
         if (entry.requestId !== undefined) byRequestId.set(entry.requestId, entry);
-        log.record(entry);
+        return log.record(entry);
       },
       flush: () => log.flush(),
     },
@@ -71,7 +71,8 @@ export function auditMarks(log: CountedActivityLog, journal: Journal, requestIdO
         if (entry.requestId !== undefined && stored.has(entry.requestId)) continue;
         recordedEntries += 1;
         rewritten += 1;
-        log.record(entry);
+        // Nothing answers on it: the close writes the spool's turn at the latest.
+        void log.record(entry);
       }
       marks.push({ lines: journal.recorded, entries: recordedEntries });
       return { rewritten, found: pending.length - rewritten };

@@ -1,4 +1,4 @@
-import { appendFileSync, readFileSync, readdirSync } from 'node:fs';
+import { appendFileSync, closeSync, readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ActivityEntry } from '@cotizaciones/core';
@@ -13,6 +13,19 @@ const entries = (n: number, from = 1) =>
 const ids = (list: ReadonlyArray<{ entry: ActivityEntry }>) => list.map(({ entry }) => entry.entityId);
 const segments = (dir: string) => readdirSync(dir).filter((name) => name.endsWith('.spool'));
 
+/** The descriptor this process holds `path` open with. */
+function segmentDescriptor(path: string): number {
+  const fd = readdirSync('/proc/self/fd').find((name) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${name}`) === path;
+    } catch {
+      return false;
+    }
+  });
+  if (fd === undefined) throw new Error(`${path} is not open`);
+  return Number(fd);
+}
+
 /** Appends each entry, failing the test if the spool did not take it. */
 function appendAll(spool: ReturnType<typeof openSpool>, list: readonly ActivityEntry[]) {
   return list.map((entry) => {
@@ -23,14 +36,56 @@ function appendAll(spool: ReturnType<typeof openSpool>, list: readonly ActivityE
 }
 
 describe('activity spool', () => {
-  it('appends each entry as a line before append returns', () => {
+  it("writes the lines appended in one turn together at the turn's end, and settles their one promise then", async () => {
     const dir = join(temporaryDir('spool-'), 'spool');
     const spool = openSpool(dir);
-    const [entry] = entries(1);
-    appendAll(spool, [entry!]);
+    const list = entries(3);
+    const written = list.map((entry) => {
+      const appended = spool.append(entry);
+      if (!appended.ok) throw new Error(`not spooled: ${appended.reason}`);
+      return appended.written;
+    });
     const [name] = segments(dir);
-    expect(readFileSync(join(dir, name!), 'utf8')).toBe(entryLine(entry!));
+    expect(readFileSync(join(dir, name!), 'utf8')).toBe('');
+    expect(new Set(written).size).toBe(1);
+    expect(await written[0]).toEqual({ kept: true, entries: 3 });
+    expect(readFileSync(join(dir, name!), 'utf8')).toBe(list.map(entryLine).join(''));
+
+    const next = spool.append(entries(1, 4)[0]!);
+    expect(next.ok && next.written).not.toBe(written[0]);
     spool.close();
+  });
+
+  it('a turn whose write the disk refuses leaves none of its lines, settles as not kept, and marks its tickets lost', async () => {
+    const dir = join(temporaryDir('spool-'), 'spool');
+    const spool = openSpool(dir, { syncIntervalMs: 0 });
+    const kept = appendAll(spool, entries(1));
+    const second = spool.append(entries(1, 2)[0]!);
+    if (second.ok) await second.written;
+    const [name] = segments(dir);
+    const before = readFileSync(join(dir, name!), 'utf8');
+    // The disk refuses the next write: the segment's descriptor is taken away (EBADF), as EIO would.
+    closeSync(segmentDescriptor(join(dir, name!)));
+    const refused = spool.append(entries(1, 3)[0]!);
+    if (!refused.ok) throw new Error('the bound or the segment refused it, not the write');
+    const result = await refused.written;
+    expect(result).toMatchObject({ kept: false, entries: 1 });
+    expect(!result.kept && result.error).toMatchObject({ code: 'EBADF' });
+    expect(refused.ticket.lost).toBe(true);
+    expect(kept[0]!.lost).toBe(false);
+    expect(readFileSync(join(dir, name!), 'utf8')).toBe(before);
+    // Not closed: its descriptor is gone already.
+  });
+
+  it('an entry acknowledged in the turn it was appended is done once its line is written', async () => {
+    const dir = join(temporaryDir('spool-'), 'spool');
+    const spool = openSpool(dir);
+    const appended = spool.append(entries(1)[0]!);
+    if (!appended.ok) throw new Error('not spooled');
+    spool.acknowledge([appended.ticket]);
+    await appended.written;
+    expect(spool.close()).toBe(0);
+    expect(segments(dir)).toEqual([]);
   });
 
   it('removes its segment at close once every entry is acknowledged', () => {

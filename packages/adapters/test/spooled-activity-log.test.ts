@@ -19,6 +19,11 @@ const spooledLines = (dir: string) =>
     .flatMap((name) => readFileSync(join(dir, name), 'utf8').split('\n'))
     .filter((line) => line.startsWith('{"e":'));
 
+/** Records each entry as a channel does: its answer waits until the spool has it. */
+const recordAll = async (log: { record(entry: ActivityEntry): void | Promise<void> }, list: readonly ActivityEntry[]) => {
+  for (const entry of list) await log.record(entry);
+};
+
 /** A store keyed by request id, down while `down` is set. */
 function storeByRequestId() {
   const rows: ActivityEntry[] = [];
@@ -56,20 +61,24 @@ function memoryDeadLetter() {
 }
 
 describe('the activity log over a spool', () => {
-  it('has the entry on disk when record returns, before any write to the store', () => {
+  it('has the entry on disk when the promise record returns settles, before any write to the store', async () => {
     const dir = spoolDir();
     const { store, rows } = storeByRequestId();
     const log = bufferedActivityLog(store, { spool: openSpool(dir) });
-    log.record(entries(1)[0]!);
+    const kept = log.record(entries(1)[0]!);
+    expect(spooledLines(dir)).toHaveLength(0);
+    await kept;
     expect(spooledLines(dir)).toHaveLength(1);
     expect(rows).toHaveLength(0);
+    expect(log.stats()).toMatchObject({ spooled: 1, spoolSkipped: 0 });
+    await log.close(1_000);
   });
 
   it('leaves nothing in the spool once the store holds every entry', async () => {
     const dir = spoolDir();
     const { store, rows } = storeByRequestId();
     const log = bufferedActivityLog(store, { spool: openSpool(dir) });
-    for (const entry of entries(50)) log.record(entry);
+    await recordAll(log, entries(50));
     await log.close(1_000);
     expect(ids(rows)).toEqual(ids(entries(50)));
     expect(readdirSync(dir)).toEqual([]);
@@ -82,7 +91,7 @@ describe('the activity log over a spool', () => {
     const problems: ActivityLogProblem[] = [];
     state.down = true;
     const first = bufferedActivityLog(store, { spool: openSpool(dir), deadLetter, retryMinMs: 5, onProblem: (p) => problems.push(p) });
-    for (const entry of entries(300)) first.record(entry);
+    await recordAll(first, entries(300));
     await first.close(50);
     expect(kept).toEqual([]);
     expect(first.stats()).toMatchObject({ leftInSpool: 300, written: 0 });
@@ -122,7 +131,7 @@ describe('the activity log over a spool', () => {
       retryMinMs: 5,
       unwrittenAtClose: 'dead-letter',
     });
-    for (const entry of entries(5)) log.record(entry);
+    await recordAll(log, entries(5));
     await log.close(50);
     expect(ids(kept)).toEqual(ids(entries(5)));
     expect(log.stats()).toMatchObject({ spilled: 5, leftInSpool: 0 });
@@ -134,7 +143,7 @@ describe('the activity log over a spool', () => {
     const { store, rows } = storeByRequestId();
     const problems: ActivityLogProblem[] = [];
     const log = bufferedActivityLog(store, { spool: openSpool(dir, { maxBytes: 2_000 }), onProblem: (p) => problems.push(p) });
-    for (const entry of entries(20)) log.record(entry);
+    await recordAll(log, entries(20));
     expect(log.stats().spoolSkipped).toBeGreaterThan(0);
     expect(problems.filter((p) => p.kind === 'spool-skipped')).toEqual([
       { kind: 'spool-skipped', reason: 'full', error: undefined, skipped: 1 },

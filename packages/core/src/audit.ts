@@ -14,13 +14,20 @@ export interface AuditEvent {
 
 /**
  * Records the change in the activity log when it succeeded and the id's integer
- * value is positive. Recording never throws into the caller: a log that fails
- * here is the adapter's to report, and the outcome carries it for the server log.
+ * value is positive, and waits until the log has kept it (see {@link ActivityLog.record}).
+ * Recording never throws into the caller: a log that fails here is the adapter's to
+ * report, and the outcome carries it for the server log.
  */
-export function auditChange(deps: UseCaseDeps, request: ChangeRequest, user: SessionUser, outcome: Outcome, event: AuditEvent): Outcome {
+export function auditChange(
+  deps: UseCaseDeps,
+  request: ChangeRequest,
+  user: SessionUser,
+  outcome: Outcome,
+  event: AuditEvent,
+): Outcome | Promise<Outcome> {
   if (outcome.kind !== 'ok' || event.entityId <= 0n) return outcome;
   try {
-    deps.activityLog.record({
+    const kept = deps.activityLog.record({
       ...event,
       createdAt: deps.now?.() ?? new Date(),
       module: MODULE,
@@ -29,8 +36,18 @@ export function auditChange(deps: UseCaseDeps, request: ChangeRequest, user: Ses
       clientIp: request.meta?.clientIp,
       userAgent: request.meta?.userAgent,
     });
-    return outcome;
+    return kept
+      ? kept.then(
+          () => outcome,
+          (error: unknown) => withCause(outcome, error),
+        )
+      : outcome;
   } catch (error) {
-    return { ...outcome, cause: error instanceof Error ? error : new Error(String(error)) };
+    return withCause(outcome, error);
   }
 }
+
+const withCause = (outcome: Outcome, error: unknown): Outcome => ({
+  ...outcome,
+  cause: error instanceof Error ? error : new Error(String(error)),
+});

@@ -19,7 +19,7 @@ const ActivityLogEnv = z.object({
   ACTIVITY_LOG_DEAD_LETTER: z.string().default('./data/activity-dead-letter.jsonl').describe('a file path'),
   ACTIVITY_LOG_DEAD_LETTER_MAX_BYTES: integer(64 * 1024, 2 ** 40, 64 * 1024 * 1024),
   ACTIVITY_LOG_SPOOL: z.string().default('./data/activity-spool').describe('a folder path'),
-  ACTIVITY_LOG_SPOOL_MAX_BYTES: integer(1024 * 1024, 2 ** 40, SPOOL_MAX_BYTES),
+  ACTIVITY_LOG_SPOOL_MAX_BYTES: integer(0, 2 ** 40, SPOOL_MAX_BYTES),
 });
 
 export interface ActivityLogConfig {

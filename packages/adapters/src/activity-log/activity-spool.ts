@@ -8,7 +8,13 @@ import { adoptSegment, createSegment, entryLine, type SpoolSegment } from './spo
 export interface SpoolTicket {
   readonly segment: SpoolSegment;
   readonly index: number;
+  /** Its line was not written (the disk refused the turn's write): the entry is held in memory only. */
+  readonly lost: boolean;
 }
+
+/** What became of a turn's lines: written, or refused by the disk (ENOSPC, EIO…) with nothing of them left. */
+export type SpoolWrite =
+  { readonly kept: true; readonly entries: number } | { readonly kept: false; readonly error: unknown; readonly entries: number };
 
 /** An entry taken over from a segment a stopped process left. */
 export interface AdoptedEntry {
@@ -17,14 +23,19 @@ export interface AdoptedEntry {
 }
 
 export type SpoolAppend =
-  /** `bytes`: the entry's line, what the store's batch bound counts. */
-  | { readonly ok: true; readonly ticket: SpoolTicket; readonly bytes: number }
+  /**
+   * `bytes`: the entry's line, what the store's batch bound counts. `written`: settles once the line is
+   * in the kernel, with every line appended in the same turn (one promise for them all): what an answer waits for.
+   */
+  | { readonly ok: true; readonly ticket: SpoolTicket; readonly bytes: number; readonly written: Promise<SpoolWrite> }
   /** `full`: past the spool's bound; `failed`: the disk did not take it (ENOSPC, EIO…). */
   | { readonly ok: false; readonly reason: 'full' | 'failed'; readonly error?: unknown };
 
 /**
- * The activity log's local spool (`ACTIVITY_LOG_SPOOL`): every entry is appended here, synchronously,
- * before its answer is sent, and leaves when acknowledged (stored, or set aside). Each process writes
+ * The activity log's local spool (`ACTIVITY_LOG_SPOOL`): every entry is appended here before its
+ * answer is sent, and leaves when acknowledged (stored, or set aside). The lines appended in one turn
+ * of the event loop are written together at its end (group commit: one `write` for them all), and
+ * `written` settles then; `close` writes what is waiting at once. Each process writes
  * its own segment files (see {@link SpoolSegment}), locked for its lifetime; at open it takes over the
  * segments no live process holds and hands back their entries not yet acknowledged.
  */
@@ -43,7 +54,7 @@ export interface ActivitySpool {
 }
 
 export interface SpoolOptions {
-  /** The most bytes the segments this process holds may take; past it, entries are not spooled. */
+  /** The most bytes the segments this process holds may take; past it (at 0: always), entries are not spooled. */
   readonly maxBytes?: number;
   /** A segment is no longer written to past this size. */
   readonly segmentBytes?: number;
@@ -81,10 +92,11 @@ export function openSpool(dir: string, options: SpoolOptions = {}): ActivitySpoo
         continue;
       }
       held.push(taken.segment);
-      for (const { entry, index } of taken.pending) adopted.push({ entry, ticket: { segment: taken.segment, index } });
+      for (const { entry, index } of taken.pending) adopted.push({ entry, ticket: { segment: taken.segment, index, lost: false } });
     }
   }
   let active: SpoolSegment | undefined;
+  let batch: Batch | undefined;
   const syncIntervalMs = options.syncIntervalMs ?? SYNC_INTERVAL_MS;
   const syncing = syncIntervalMs > 0 ? setInterval(() => active?.sync(), syncIntervalMs).unref() : undefined;
   const heldBytes = () => held.reduce((sum, segment) => sum + segment.bytes, 0);
@@ -92,33 +104,69 @@ export function openSpool(dir: string, options: SpoolOptions = {}): ActivitySpoo
     segment.remove();
     held.splice(held.indexOf(segment), 1);
   };
+  /** Writes the turn's lines in one go; a failed write leaves none of them (the segment keeps ending with a whole line). */
+  const write = () => {
+    const current = batch;
+    if (!current) return;
+    batch = undefined;
+    let result: SpoolWrite = { kept: true, entries: current.tickets.length };
+    try {
+      current.segment.append(current.lines.join(''), current.tickets.length);
+    } catch (error) {
+      for (const ticket of current.tickets) ticket.lost = true;
+      result = { kept: false, error, entries: current.tickets.length };
+    }
+    current.settle(result);
+    const early = current.tickets.filter((ticket) => ticket.acknowledged && !ticket.lost);
+    if (early.length > 0) self.acknowledge(early);
+  };
 
-  return {
+  const self: ActivitySpool = {
     adopted,
     unreadable,
     bytes: heldBytes,
     append(entry) {
+      const taken = heldBytes() + (batch?.bytes ?? 0);
+      // No line fits (a bound of 0 spools nothing): not even built.
+      if (taken >= maxBytes) return { ok: false, reason: 'full' };
       const line = entryLine(entry);
       const bytes = Buffer.byteLength(line);
-      if (heldBytes() + bytes > maxBytes) return { ok: false, reason: 'full' };
+      if (taken + bytes > maxBytes) return { ok: false, reason: 'full' };
       try {
-        if (!active || active.bytes >= segmentBytes) {
+        if (!active || active.bytes + (batch?.bytes ?? 0) >= segmentBytes) {
+          write();
           const previous = active;
           active = createSegment(join(dir, segmentName()));
           held.push(active);
           previous?.sync();
           if (previous && previous.commit()) retire(previous);
         }
-        return { ok: true, ticket: { segment: active, index: active.append(line) }, bytes };
       } catch (error) {
         return { ok: false, reason: 'failed', error };
       }
+      if (!batch) {
+        let settle!: (result: SpoolWrite) => void;
+        const written = new Promise<SpoolWrite>((resolve) => (settle = resolve));
+        batch = { segment: active, lines: [], tickets: [], bytes: 0, written, settle };
+        setImmediate(write);
+      }
+      const ticket: BatchTicket = { segment: active, index: active.entries + batch.tickets.length, lost: false, acknowledged: false };
+      batch.lines.push(line);
+      batch.tickets.push(ticket);
+      batch.bytes += bytes;
+      return { ok: true, ticket, bytes, written: batch.written };
     },
     acknowledge(tickets) {
       const touched = new Set<SpoolSegment>();
-      for (const { segment, index } of tickets) {
-        segment.acknowledge(index);
-        touched.add(segment);
+      for (const ticket of tickets) {
+        if (ticket.lost) continue;
+        // Not written yet (an entry dropped in the turn it came): acknowledged once it is.
+        if (batch?.tickets.includes(ticket as BatchTicket)) {
+          (ticket as BatchTicket).acknowledged = true;
+          continue;
+        }
+        ticket.segment.acknowledge(ticket.index);
+        touched.add(ticket.segment);
       }
       for (const segment of touched) {
         // The segment being written to stays (and keeps its name) until it is full.
@@ -126,6 +174,7 @@ export function openSpool(dir: string, options: SpoolOptions = {}): ActivitySpoo
       }
     },
     close() {
+      write();
       clearInterval(syncing);
       let left = 0;
       for (const segment of held.splice(0)) {
@@ -137,6 +186,25 @@ export function openSpool(dir: string, options: SpoolOptions = {}): ActivitySpoo
       return left;
     },
   };
+  return self;
+}
+
+interface BatchTicket {
+  readonly segment: SpoolSegment;
+  readonly index: number;
+  lost: boolean;
+  /** Acknowledged before its line was written. */
+  acknowledged: boolean;
+}
+
+/** The lines appended in this turn, for the active segment, written together at its end. */
+interface Batch {
+  readonly segment: SpoolSegment;
+  readonly lines: string[];
+  readonly tickets: BatchTicket[];
+  bytes: number;
+  readonly written: Promise<SpoolWrite>;
+  readonly settle: (result: SpoolWrite) => void;
 }
 
 /** Sortable by creation time; unique without the pid (two containers may both run as pid 1). */

@@ -1,7 +1,7 @@
 import type { ActivityEntry, ActivityLog } from '@cotizaciones/core';
 import type { ActivityStoreError } from './activity-store-error.js';
 import { activityQueue, estimatedSize, type QueuedEntry } from './activity-queue.js';
-import type { ActivitySpool, SpoolTicket } from './activity-spool.js';
+import type { ActivitySpool, SpoolTicket, SpoolWrite } from './activity-spool.js';
 import { entryLine } from './spool-segment.js';
 import { activityWriter, type WritableStore } from './activity-writer.js';
 import { batchSpans } from './batch-spans.js';
@@ -30,7 +30,7 @@ export interface ActivityLogStats {
   readonly deadLetterDropped: number;
   /** Entries written whole to stderr as a dead-letter line: neither the store, the spool nor the dead-letter file could take them. */
   readonly logged: number;
-  /** Entries appended to the spool. */
+  /** Entries written to the spool. */
   readonly spooled: number;
   /** Entries the spool could not take (past its bound, or a disk error): held in memory only. */
   readonly spoolSkipped: number;
@@ -86,7 +86,7 @@ export interface BufferedActivityLogOptions {
   readonly retryMaxMs?: number;
   /** Where entries the store refuses or cannot take in time are set aside. */
   readonly deadLetter?: DeadLetter | undefined;
-  /** Where every entry is appended before `record` returns, and forwarded from. */
+  /** Where every entry is kept before the promise `record` returns settles (the end of its turn), and forwarded from. */
   readonly spool?: ActivitySpool | undefined;
   /**
    * What the close does with entries it could not write in time: `spool` keeps them in the spool for
@@ -119,8 +119,9 @@ export interface BufferedActivityLog extends ActivityLog {
 export type BoundedStore = WritableStore & { readonly maxBatchBytes?: () => number | undefined };
 
 /**
- * The activity log in front of a store: `record` appends the entry to the spool (synchronously: it is
- * on disk before the answer is sent) and queues it; a single writer ({@link activityWriter}) drains the
+ * The activity log in front of a store: `record` appends the entry to the spool and queues it; the
+ * promise it returns settles once the spool's write of the turn is done (the answer waits for it, so
+ * the entry is on disk before the answer is sent); a single writer ({@link activityWriter}) drains the
  * queue in batches on a later tick, and each entry written, or set aside, is acknowledged in the spool.
  *
  * A store that is unavailable is retried with backoff; meanwhile the queue holds `maxQueue` entries
@@ -241,6 +242,21 @@ export function bufferedActivityLog(store: BoundedStore, options: BufferedActivi
     for (const { entry, ticket } of spool.adopted) enqueue({ entry, bytes: Buffer.byteLength(entryLine(entry)), ticket, adopted: true });
   }
 
+  let lastWrite: Promise<SpoolWrite> | undefined;
+  let lastWritten: Promise<void> | undefined;
+  const spoolSkipped = (reason: 'full' | 'failed', error: unknown, entries: number) => {
+    counts.spoolSkipped += entries;
+    const now = clock.now();
+    if (now - lastSpoolReport >= 60_000) {
+      lastSpoolReport = now;
+      report({ kind: 'spool-skipped', reason, error, skipped: counts.spoolSkipped });
+    }
+  };
+  const spoolWritten = (result: SpoolWrite) => {
+    if (result.kept) counts.spooled += result.entries;
+    else spoolSkipped('failed', result.error, result.entries);
+  };
+
   const flush = async () => {
     await writer.idle();
     await router.settled();
@@ -251,22 +267,22 @@ export function bufferedActivityLog(store: BoundedStore, options: BufferedActivi
       spans?.recorded(entry);
       let ticket: SpoolTicket | undefined;
       let bytes = 0;
+      let written: Promise<void> | undefined;
       if (spool && !closing) {
         const appended = spool.append(entry);
         if (appended.ok) {
-          counts.spooled += 1;
           ticket = appended.ticket;
           bytes = appended.bytes;
-        } else {
-          counts.spoolSkipped += 1;
-          const now = clock.now();
-          if (now - lastSpoolReport >= 60_000) {
-            lastSpoolReport = now;
-            report({ kind: 'spool-skipped', reason: appended.reason, error: appended.error, skipped: counts.spoolSkipped });
+          // One promise for every entry of the turn: the accounting runs once a write.
+          if (appended.written !== lastWrite) {
+            lastWrite = appended.written;
+            lastWritten = appended.written.then(spoolWritten);
           }
-        }
+          written = lastWritten;
+        } else spoolSkipped(appended.reason, appended.error, 1);
       }
       enqueue({ entry, bytes: bytes || estimatedSize(entry), ticket, adopted: false });
+      return written;
     },
     flush,
     stats: () => ({ ...counts, ...router.counts, queued: queue.length }),
@@ -288,8 +304,8 @@ export function bufferedActivityLog(store: BoundedStore, options: BufferedActivi
         const uncertain = new Set(writer.inFlight().entries);
         writer.handOver();
         const rest = queue.takeAll();
-        lost = rest.filter((item) => uncertain.has(item) && !item.ticket).length;
-        const toSetAside = rest.filter((item) => !uncertain.has(item) && (!item.ticket || options.unwrittenAtClose === 'dead-letter'));
+        lost = rest.filter((item) => uncertain.has(item) && !inSpool(item)).length;
+        const toSetAside = rest.filter((item) => !uncertain.has(item) && (!inSpool(item) || options.unwrittenAtClose === 'dead-letter'));
         // The only copy a channel that exits has (or none at all): set aside whatever the file's bound.
         const outcomes = await Promise.all(
           toSetAside.map((item) =>
@@ -314,5 +330,8 @@ export function bufferedActivityLog(store: BoundedStore, options: BufferedActivi
 }
 
 const IN_FLIGHT_GRACE_MS = 1_000;
+
+/** Whether the spool holds the entry: its line was written (a disk error may have refused its turn's write). */
+const inSpool = (item: QueuedEntry) => item.ticket !== undefined && !item.ticket.lost;
 /** A batch's bytes when the store names no limit: what one INSERT carries at most. */
 const DEFAULT_BATCH_BYTES = 16 * 1024 * 1024;

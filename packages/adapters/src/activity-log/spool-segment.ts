@@ -18,8 +18,8 @@ export interface SpoolSegment {
   readonly entries: number;
   /** Entry lines not yet done. */
   readonly pending: number;
-  /** Appends one entry line synchronously; its index in the file. Throws when the line could not be written whole (nothing of it is left). */
-  append(line: string): number;
+  /** Appends `count` entry lines (`lines`, each ending with its newline) in one write. Throws when they could not be written whole (nothing of them is left). */
+  append(lines: string, count: number): void;
   /** Marks entry `index` done; an acknowledgement line is written once a longer prefix is done (see {@link SpoolSegment.commit}). */
   acknowledge(index: number): void;
   /** Writes the acknowledgement line for what is done, if anything new is; true when every entry is done. */
@@ -165,10 +165,9 @@ function segment(path: string, fd: number, bytes: number, entries: number, ackno
     get pending() {
       return entries - prefix - done.size;
     },
-    append(line) {
-      write(line);
-      entries += 1;
-      return entries - 1;
+    append(lines, count) {
+      write(lines);
+      entries += count;
     },
     acknowledge(index) {
       if (index < prefix || done.has(index)) return;

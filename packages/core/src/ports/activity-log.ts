@@ -17,8 +17,12 @@ export interface ActivityEntry {
 
 /** The audit trail. Best effort: recording never blocks, never throws, never changes a response. */
 export interface ActivityLog {
-  /** Accepts an entry for writing; the write itself happens later. */
-  record(entry: ActivityEntry): void;
+  /**
+   * Accepts an entry for writing; the write to the store happens later. A log that first keeps the
+   * entry where a crash of the process cannot lose it returns a promise, settled (never rejected)
+   * once it is kept there, within the turn: the answer waits for it.
+   */
+  record(entry: ActivityEntry): void | Promise<void>;
   /** Resolves once every entry recorded so far has been written or given up on. */
   flush(): Promise<void>;
 }
