@@ -8,6 +8,7 @@ import type { FilesSavePath } from './save-path.js';
 import { expiryDue, type PhpSaveHandlerStore, type StoredSession } from './save-handler-store.js';
 import { readCache } from './read-cache.js';
 import { sharedLocks } from './shared-lock.js';
+import { turnMemo } from './turn-memo.js';
 import { tryLock } from '../fs/flock.js';
 
 export interface FilesStoreOptions extends FilesSavePath {
@@ -68,6 +69,7 @@ export function phpFilesStore(options: FilesStoreOptions): PhpSaveHandlerStore {
     ...(options.onLockWaiters ? { onWaiters: options.onLockWaiters } : {}),
   });
   const cache = readCache({ maxEntries: 10_000, maxBytes: 16 * 1024 * 1024, maxEntryBytes: 64 * 1024, racyMs: RACY_MS });
+  const thisTurn = turnMemo<StoredSession>(1_024);
 
   /** What the file's metadata alone decides: refused, gone (GC would delete it), too large; undefined: read it. */
   function judged(stat: BigIntStats): StoredSession | undefined {
@@ -191,9 +193,10 @@ export function phpFilesStore(options: FilesStoreOptions): PhpSaveHandlerStore {
   return {
     async read(id, consistent = false) {
       // What one lstat answers (unknown, refused, gone, or this version's bytes kept) costs no more
-      // than a request without a session; a file to open and read waits for its turn of the event
-      // loop first, as an asynchronous read would (decision 028).
-      const answered = consistent ? undefined : cached(id);
+      // than a request without a session, and is taken once a turn for every request of the turn
+      // naming that id; a file to open and read waits for its turn of the event loop first, as an
+      // asynchronous read would (decision 028).
+      const answered = consistent ? undefined : thisTurn.get(id, () => cached(id));
       if (answered) return answered;
       await nextTurn();
       return readOnce(id, consistent);
@@ -205,6 +208,7 @@ export function phpFilesStore(options: FilesStoreOptions): PhpSaveHandlerStore {
       try {
         // lutimes: never follows a link planted after the read.
         await lutimes(pathOf(id), now, now);
+        thisTurn.forget(id);
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         if (code === 'EPERM' || code === 'EACCES') {

@@ -44,6 +44,18 @@ describe("PHP files sessions: PHP's lock without a process, bounded", () => {
     php[Symbol.dispose]();
   });
 
+  it('a session PHP signs in after a request saw it empty is signed in for the next turn’s requests', async () => {
+    const dir = temporaryDir('php-locks-');
+    const id = 'e'.repeat(26);
+    writeFileSync(join(dir, `sess_${id}`), '');
+    const sessions = phpSessions({ saveHandler: 'files', savePath: dir, touch: 'none', now: () => Date.now() + 2_000 });
+    const ask = () => sessions.sessionFor(`PHPSESSID=${id}`).currentUser();
+    expect(await Promise.all([ask(), ask(), ask()])).toEqual([undefined, undefined, undefined]);
+    writeFileSync(join(dir, `sess_${id}`), SIGNED_IN);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await Promise.all([ask(), ask()])).toEqual([{ id: '7' }, { id: '7' }]);
+  });
+
   it('the warning for empty sessions comes at most once a minute, saying how many were not logged', async () => {
     const dir = temporaryDir('php-locks-');
     writeFileSync(join(dir, `sess_${'e'.repeat(26)}`), '');
