@@ -7,14 +7,28 @@ export type MetaGet =
   | { readonly kind: 'oversized'; readonly size: number }
   | { readonly kind: 'hit'; readonly value: Buffer; readonly flags: number; readonly cas: string; readonly ttlSeconds: number };
 
+export interface KeyWithLock {
+  readonly key: string;
+  readonly lockKey: string;
+}
+
+export interface WithLock {
+  readonly stored: MetaGet;
+  readonly locked: boolean;
+}
+
 export type CasReply = 'STORED' | 'EXISTS' | 'NOT_FOUND';
 
 /** The commands the session store sends to one memcached server, each on a connection of its own. */
 export interface MemcachedConnections {
   /** The value, its flags, CAS and time to live; a value over `maxBytes` is not transferred (its connection is dropped). */
   get(key: string, maxBytes: number): Promise<MetaGet>;
-  /** `get` and `has(lockKey)` in one write and one reply: for keys on the same server. */
-  getWithLock(key: string, lockKey: string, maxBytes: number): Promise<{ stored: MetaGet; locked: boolean }>;
+  /**
+   * `get` and `has(lockKey)` of each pair, pipelined in one write on one connection, answered in order:
+   * for keys on the same server. The pairs after a value over `maxBytes` are asked again on another
+   * connection, that one being dropped unread.
+   */
+  getWithLocks(pairs: readonly KeyWithLock[], maxBytes: number): Promise<WithLock[]>;
   has(key: string): Promise<boolean>;
   /** The key's CAS value, which every write changes; undefined for no key. */
   casOf(key: string): Promise<string | undefined>;
@@ -144,15 +158,16 @@ export function memcachedConnections(server: MemcachedServer, options: Memcached
 
   return {
     get: (key, maxBytes) => command(`mg ${key} t c f v\r\n`, (received) => metaGet(received, maxBytes)),
-    getWithLock: (key, lockKey, maxBytes) =>
-      // Pipelined: memcached answers in order, the value's reply first.
-      command(`mg ${key} t c f v\r\nmg ${lockKey}\r\n`, (received) => {
-        const got = metaGet(received, maxBytes);
-        if (!got) return undefined;
-        if (got.drop) return { result: { stored: got.result, locked: false }, drop: true };
-        const lock = simple(received.subarray(got.end), { HD: true, EN: false });
-        return lock && { result: { stored: got.result, locked: lock.result } };
-      }),
+    async getWithLocks(pairs, maxBytes) {
+      const answers: WithLock[] = [];
+      while (answers.length < pairs.length) {
+        const asked = pairs.slice(answers.length);
+        // Pipelined: memcached answers in order, each value's reply before its lock's.
+        const request = asked.map(({ key, lockKey }) => `mg ${key} t c f v\r\nmg ${lockKey}\r\n`).join('');
+        answers.push(...(await command(request, (received) => withLocks(received, asked.length, maxBytes))));
+      }
+      return answers;
+    },
     has: (key) => command(`mg ${key}\r\n`, (received) => simple(received, { HD: true, EN: false })),
     casOf: (key) =>
       command(`mg ${key} c\r\n`, (received) => {
@@ -211,6 +226,30 @@ function metaGet(received: Buffer, maxBytes: number): { result: MetaGet; end: nu
     },
     end: line.end + size + 2,
   };
+}
+
+/**
+ * The replies to `count` pipelined value-and-lock pairs, once all have come; after a value over
+ * `maxBytes`, that pair's (locked: false, the value never read) and the connection dropped.
+ */
+function withLocks(received: Buffer, count: number, maxBytes: number): { result: WithLock[]; drop?: boolean } | undefined {
+  const result: WithLock[] = [];
+  let at = 0;
+  while (result.length < count) {
+    const got = metaGet(at === 0 ? received : received.subarray(at), maxBytes);
+    if (!got) return undefined;
+    if (got.drop) {
+      result.push({ stored: got.result, locked: false });
+      return { result, drop: true };
+    }
+    const rest = received.subarray(at + got.end);
+    const lock = lineOf(rest);
+    if (lock === undefined) return undefined;
+    if (lock.text !== 'HD' && lock.text !== 'EN') throw replyError(lock.text);
+    result.push({ stored: got.result, locked: lock.text === 'HD' });
+    at += got.end + lock.end;
+  }
+  return { result };
 }
 
 function lineOf(received: Buffer): { text: string; end: number } | undefined {

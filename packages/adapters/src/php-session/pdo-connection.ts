@@ -15,6 +15,8 @@ export type SqlRow = Readonly<Record<string, unknown>>;
 export interface SqlConnection {
   readonly engine: SqlEngine;
   query(statement: string, values: readonly unknown[]): Promise<SqlRow[]>;
+  /** The first row, if any. */
+  first(statement: string, values: readonly unknown[]): Promise<SqlRow | undefined>;
   /** Rows changed. */
   execute(statement: string, values: readonly unknown[]): Promise<number>;
   close(): Promise<void>;
@@ -91,6 +93,7 @@ async function serverConnection({ engine, url }: PdoSavePath, options: Connectio
   return {
     engine,
     query: async (statement, values) => (await run(statement, values)).rows,
+    first: async (statement, values) => (await run(statement, values)).rows[0],
     execute: async (statement, values) => (await run(statement, values)).changed,
     close: end,
   };
@@ -135,6 +138,8 @@ async function sqliteConnection(file: string, options: ConnectionOptions): Promi
   return {
     engine: 'sqlite',
     query: (statement, values) => run((db) => statementOf(db, statement).all([...values]) as SqlRow[]),
+    // `get` reads one row, without the row iterator `all` goes through.
+    first: (statement, values) => run((db) => statementOf(db, statement).get([...values]) as SqlRow | undefined),
     execute: (statement, values) => run((db) => statementOf(db, statement).run([...values]).changes),
     close() {
       prepared.clear();

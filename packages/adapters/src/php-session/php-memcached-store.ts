@@ -1,6 +1,7 @@
 import { SessionUnavailableError } from '@cotizaciones/core';
 import { ketamaPlacement } from './ketama.js';
-import { memcachedConnections, type MemcachedConnections, type MetaGet } from './memcached-connections.js';
+import { memcachedConnections, type KeyWithLock, type MemcachedConnections, type MetaGet, type WithLock } from './memcached-connections.js';
+import { readBatches } from './read-batches.js';
 import type { MemcachedServer } from './save-path.js';
 import { expiryDue, readyWithin, type PhpSaveHandlerStore, type RewriteResult, type StoredSession } from './save-handler-store.js';
 import { sharedLocks } from './shared-lock.js';
@@ -23,6 +24,10 @@ const MAX_KEY_BYTES = 250;
 /** How long a read waits for a PHP request holding the session's lock key, as the files store waits on flock; then 503. */
 const LOCK_WAIT_MS = 2_000;
 const ABSENT: StoredSession = { kind: 'absent' };
+/** Sessions read by one pipelined write at most. */
+const MAX_BATCH = 16;
+/** Batches of reads under way at once on one server. */
+const IN_FLIGHT_BATCHES = 8;
 
 /**
  * php-memcached's session handler: `<prefix><id>` holds the session_encode string, written whole by
@@ -42,6 +47,21 @@ export function phpMemcachedStore(options: MemcachedStoreOptions): PhpSaveHandle
     connections: memcachedConnections(server, { commandTimeoutMs, maxConnections: 32 }),
   }));
   const serverFor = ketamaPlacement(servers);
+  // Each server's reads asked for together go in one write, on one connection (one round trip's write
+  // and wake-up of memcached costs more than the read); the reads of another moment take other connections.
+  const batches = new Map(
+    servers.map(({ connections }) => [
+      connections,
+      readBatches<KeyWithLock, WithLock>({
+        maxBatch: MAX_BATCH,
+        maxInFlight: IN_FLIGHT_BATCHES,
+        waitMs: commandTimeoutMs,
+        timedOut: () => new Error(`no memcached connection free within ${commandTimeoutMs} ms`),
+        run: (pairs) => connections.getWithLocks(pairs, options.maxBytes),
+      }),
+    ]),
+  );
+  const batchesOf = (connections: MemcachedConnections) => batches.get(connections)!;
   const locks = sharedLocks({
     maxWaiters: options.maxLockWaiters,
     waitMs: LOCK_WAIT_MS,
@@ -84,7 +104,7 @@ export function phpMemcachedStore(options: MemcachedStoreOptions): PhpSaveHandle
   /** The session as stored, and whether PHP's lock key is held: one round trip when both keys are on one server. */
   async function readWithLock(data: Placed, lock: Placed): Promise<[StoredSession, boolean]> {
     if (data.on === lock.on) {
-      const reply = await data.on.getWithLock(data.key, lock.key, options.maxBytes);
+      const reply = await batchesOf(data.on).get({ key: data.key, lockKey: lock.key });
       return [sessionOf(reply.stored), reply.locked];
     }
     return Promise.all([readData(data), lock.on.has(lock.key)]);

@@ -1,6 +1,7 @@
 import { SessionUnavailableError } from '@cotizaciones/core';
 import { sqlConnection, SqlFailure, type SqlConnection, type SqlRow } from './pdo-connection.js';
 import type { PdoColumns, PdoSavePath } from './pdo-table.js';
+import { readBatches } from './read-batches.js';
 import { expiryDue, readyWithin, type PhpSaveHandlerStore, type RewriteResult, type StoredSession } from './save-handler-store.js';
 
 export interface PdoStoreOptions {
@@ -18,6 +19,10 @@ export interface PdoStoreOptions {
 }
 
 const ABSENT: StoredSession = { kind: 'absent' };
+/** Sessions read by one statement at most. */
+const MAX_BATCH = 16;
+/** Read statements under way at once: the pool's connections, less some for touches and rewrites. */
+const IN_FLIGHT_BATCHES = 6;
 
 /**
  * A session table written by the PHP app's PDO `SessionHandlerInterface` (Symfony's PdoSessionHandler
@@ -42,9 +47,13 @@ export function phpPdoStore(options: PdoStoreOptions): PhpSaveHandlerStore {
   // The expiry moved as PHP's write moves it; MySQL assigns left to right, so the lifetime, which reads the old time, comes first.
   // (lifetime - time) first: never negative in that branch (MySQL's UNSIGNED columns), never past INTEGER (PostgreSQL's).
   const moved = `${lifetime} = CASE WHEN ${lifetime} < ${time} THEN ${lifetime} ELSE (${lifetime} - ${time}) + ? END, ${time} = ?`;
+  // The length decides, in the same statement, whether the value is sent at all.
+  const readOne = `SELECT ${length} AS n, CASE WHEN ${length} <= ? THEN ${data} END AS d, ${lifetime} AS l, ${time} AS t FROM ${table} WHERE ${id} = ?`;
   const sql = {
-    // The length decides, in the same statement, whether the value is sent at all.
-    read: `SELECT ${length} AS n, CASE WHEN ${length} <= ? THEN ${data} END AS d, ${lifetime} AS l, ${time} AS t FROM ${table} WHERE ${id} = ?`,
+    read: readOne,
+    // Sessions asked for at once, one branch each (its own `id = ?`, as a single read compares), tagged with its place.
+    readMany: (count: number) =>
+      Array.from({ length: count }, (_, i) => readOne.replace('SELECT ', `SELECT ${i} AS i, `)).join(' UNION ALL '),
     touch: `UPDATE ${table} SET ${moved} WHERE ${id} = ? AND ${time} < ? AND ${expiry} >= ?`,
     rewrite: `UPDATE ${table} SET ${data} = ?, ${moved} WHERE ${id} = ? AND ${time} = ? AND ${lifetime} = ? AND ${sameData}`,
     // The table and its four columns, as a statement that reads no row.
@@ -52,10 +61,11 @@ export function phpPdoStore(options: PdoStoreOptions): PhpSaveHandlerStore {
   };
   const describeTable = `${options.table.join('.')} (${Object.values(options.columns).join(', ')})`;
 
+  const statementTimeoutMs = options.statementTimeoutMs ?? 2_000;
   let connection: Promise<SqlConnection> | undefined;
   const connected = () =>
     (connection ??= (options.connect ?? sqlConnection)(options.database, {
-      statementTimeoutMs: options.statementTimeoutMs ?? 2_000,
+      statementTimeoutMs,
       lockWaitMs: 2_000,
       onConnectionError: options.onConnectionError,
     }).catch((error: unknown) => {
@@ -78,12 +88,37 @@ export function phpPdoStore(options: PdoStoreOptions): PhpSaveHandlerStore {
 
   /** The row, its bytes only if within the bound; undefined when there is none or it has expired. */
   async function readRow(db: SqlConnection, sessionId: string): Promise<Row | undefined> {
-    const [row] = await db.query(sql.read, [options.maxBytes, sessionId]);
-    if (!row) return undefined;
-    const found = rowOf(row);
+    const row = await db.first(sql.read, [options.maxBytes, sessionId]);
+    return row && unexpired(rowOf(row));
+  }
+
+  function unexpired(found: Row): Row | undefined {
     const expiresAt = found.lifetime < found.time ? found.lifetime + found.time : found.lifetime;
     return expiresAt < nowSeconds() ? undefined : found;
   }
+
+  // PostgreSQL and MySQL: the reads asked for while statements are under way go together, one statement
+  // each round trip instead of one per request (each round trip's write and wake-up of the server cost
+  // more than the read). SQLite is read in process: each read is its own statement.
+  const batched =
+    engine === 'sqlite'
+      ? undefined
+      : readBatches<string, Row | undefined>({
+          maxBatch: MAX_BATCH,
+          maxInFlight: IN_FLIGHT_BATCHES,
+          waitMs: statementTimeoutMs,
+          timedOut: () => new SqlFailure(`no statement free within ${statementTimeoutMs} ms`),
+          async run(ids) {
+            const db = await connected();
+            const rows = await db.query(
+              sql.readMany(ids.length),
+              ids.flatMap((sessionId) => [options.maxBytes, sessionId]),
+            );
+            const found: Array<Row | undefined> = ids.map(() => undefined);
+            for (const row of rows) found[Number(row['i'])] = unexpired(rowOf(row));
+            return found;
+          },
+        });
 
   async function rewrite(
     db: SqlConnection,
@@ -109,7 +144,7 @@ export function phpPdoStore(options: PdoStoreOptions): PhpSaveHandlerStore {
   return {
     read: (sessionId) =>
       call(async (db) => {
-        const row = await readRow(db, sessionId);
+        const row = batched ? await batched.get(sessionId) : await readRow(db, sessionId);
         if (!row) return ABSENT;
         if (row.raw === null) return { kind: 'refused', reason: 'oversized', detail: `${row.length} bytes` };
         return { kind: 'data', bytes: row.bytes, final: true, modifiedMs: row.time * 1000 };
