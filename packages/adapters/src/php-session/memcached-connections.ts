@@ -46,6 +46,9 @@ export interface MemcachedConnectionsOptions {
   readonly maxConnections: number;
 }
 
+/** How often the commands' deadlines are checked: a command fails at most this late past its timeout. */
+const WATCH_EVERY_MS = 50;
+
 /** A reply parsed from the bytes received so far: undefined until complete; `drop`: the connection cannot be reused. */
 type Parse<T> = (received: Buffer) => { result: T; drop?: boolean } | undefined;
 
@@ -59,8 +62,8 @@ interface Connection {
 
 /**
  * memcached's text protocol (meta `mg` for reads, so a value's size and time to live come before the
- * value), one command per connection at a time: a slow or large reply holds up its own request only.
- * Idle connections are kept for the next command.
+ * value), one request per connection at a time (the reads of a batch pipelined in one write): a slow
+ * or large reply holds up its own request only. Idle connections are kept for the next command.
  */
 export function memcachedConnections(server: MemcachedServer, options: MemcachedConnectionsOptions): MemcachedConnections {
   const idle: Connection[] = [];
@@ -110,50 +113,63 @@ export function memcachedConnections(server: MemcachedServer, options: Memcached
     else idle.push(connection);
   }
 
-  async function command<T>(request: Buffer | string, parse: Parse<T>): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    let connection: Connection | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new Error(`memcached at ${server.host}:${server.port} did not answer within ${options.commandTimeoutMs} ms`)),
-        options.commandTimeoutMs,
+  // Every command's deadline is watched by one timer, running while commands are under way.
+  const underWay = new Set<{ readonly deadline: number; fail(error: Error): void }>();
+  let watch: NodeJS.Timeout | undefined;
+  function expire(): void {
+    const now = performance.now();
+    for (const command of underWay) {
+      if (now >= command.deadline)
+        command.fail(new Error(`memcached at ${server.host}:${server.port} did not answer within ${options.commandTimeoutMs} ms`));
+    }
+    if (underWay.size === 0) {
+      clearInterval(watch);
+      watch = undefined;
+    }
+  }
+
+  function command<T>(request: Buffer | string, parse: Parse<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      let connection: Connection | undefined;
+      let done = false;
+      const finish = (outcome: { error: Error } | { result: T; drop?: boolean | undefined }): void => {
+        if (done) return;
+        done = true;
+        underWay.delete(watched);
+        if ('error' in outcome) {
+          // Failed or timed out mid-reply: the connection's state is unknown.
+          if (connection) release(connection, true);
+          reject(outcome.error);
+          return;
+        }
+        if (!outcome.drop) connection!.received = Buffer.alloc(0);
+        release(connection!, outcome.drop ?? false);
+        resolve(outcome.result);
+      };
+      const watched = { deadline: performance.now() + options.commandTimeoutMs, fail: (error: Error) => finish({ error }) };
+      underWay.add(watched);
+      watch ??= setInterval(expire, WATCH_EVERY_MS).unref();
+      acquire().then(
+        (current) => {
+          // A connection handed over after the deadline goes back to the others.
+          if (done) return release(current, false);
+          connection = current;
+          current.onData = () => {
+            let parsed;
+            try {
+              parsed = parse(current.received);
+            } catch (error) {
+              finish({ error: error instanceof Error ? error : new Error(String(error)) });
+              return;
+            }
+            if (parsed) finish(parsed);
+          };
+          current.onGone = (error) => finish({ error });
+          current.socket.write(request);
+        },
+        (error: unknown) => finish({ error: error instanceof Error ? error : new Error(String(error)) }),
       );
     });
-    try {
-      const acquiring = acquire();
-      connection = await Promise.race([acquiring, timeout]).catch((error: unknown) => {
-        // A connection handed over after the deadline goes back to the others.
-        acquiring.then(
-          (late) => release(late, false),
-          () => undefined,
-        );
-        throw error;
-      });
-      const current = connection;
-      const reply = new Promise<{ result: T; drop?: boolean }>((resolve, reject) => {
-        current.onData = () => {
-          let parsed;
-          try {
-            parsed = parse(current.received);
-          } catch (error) {
-            reject(error instanceof Error ? error : new Error(String(error)));
-            return;
-          }
-          if (parsed) resolve(parsed);
-        };
-        current.onGone = reject;
-      });
-      current.socket.write(request);
-      const { result, drop } = await Promise.race([reply, timeout]);
-      current.received = drop ? current.received : Buffer.alloc(0);
-      release(current, drop ?? false);
-      connection = undefined;
-      return result;
-    } finally {
-      clearTimeout(timer);
-      // Failed or timed out mid-reply: the connection's state is unknown.
-      if (connection) release(connection, true);
-    }
   }
 
   return {

@@ -8,6 +8,8 @@ import { SessionUnavailableError } from '@cotizaciones/core';
 import { decodePhpSession, phpSessions, type PhpSessionProblem, type PhpSessionsOptions } from '../../src/php-session.js';
 import { freePort, iniFlags, phpFixtures, phpServer, type PhpServer } from '../../src/testing/php-server.js';
 import { memcachedProcess, type MemcachedProcess } from '../../src/testing/memcached-process.js';
+import { phpMemcachedStore } from '../../src/php-session/php-memcached-store.js';
+import { createServer, type Socket } from 'node:net';
 
 interface Shown {
   id: string;
@@ -265,6 +267,32 @@ describe('PHP sessions in memcached (php-memcached), written by a real PHP', () 
     await rm(stopFile);
     await adapter.close();
   }, 60_000);
+
+  it('a server that takes connections and never answers: every read is unavailable (503) within the command timeout', async () => {
+    const held: Socket[] = [];
+    const silent = createServer((socket) => void held.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as { port: number };
+    const store = phpMemcachedStore({
+      servers: [{ host: '127.0.0.1', port }],
+      prefix: PREFIX,
+      gcMaxLifetimeSeconds: 1440,
+      maxBytes: 4096,
+      maxLockWaiters: 10,
+      now: Date.now,
+      commandTimeoutMs: 300,
+    });
+    const started = performance.now();
+    const reads = await Promise.allSettled(Array.from({ length: 40 }, (_, i) => store.read(`silent${i}${'s'.repeat(20)}`)));
+    const took = performance.now() - started;
+    expect(reads.every((read) => read.status === 'rejected' && read.reason instanceof SessionUnavailableError)).toBe(true);
+    // The command's 300 ms, once more for the reads that waited for a batch, and the deadline checks' slack.
+    expect(took).toBeGreaterThanOrEqual(300);
+    expect(took).toBeLessThan(1_500);
+    await store.close();
+    for (const socket of held) socket.destroy();
+    silent.close();
+  });
 
   it('memcached unreachable: reads are unavailable (503), not signed out, and ping fails', async () => {
     const gone = memcachedProcess(await freePort());
