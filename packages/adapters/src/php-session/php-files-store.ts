@@ -70,6 +70,8 @@ export function phpFilesStore(options: FilesStoreOptions): PhpSaveHandlerStore {
   });
   const cache = readCache({ maxEntries: 10_000, maxBytes: 16 * 1024 * 1024, maxEntryBytes: 64 * 1024, racyMs: RACY_MS });
   const thisTurn = turnMemo<StoredSession>(1_024);
+  /** The save path reached once this turn: requests with random unknown ids cost one `lstat` each, not two. */
+  const reachedThisTurn = turnMemo<true>(1);
 
   /** What the file's metadata alone decides: refused, gone (GC would delete it), too large; undefined: read it. */
   function judged(stat: BigIntStats): StoredSession | undefined {
@@ -95,7 +97,11 @@ export function phpFilesStore(options: FilesStoreOptions): PhpSaveHandlerStore {
 
   /** No such file: no such session, unless the directory itself is gone, which is an outage, not a sign-out. */
   function absent(): StoredSession {
-    const error = unreachable();
+    let error: SessionUnavailableError | undefined;
+    reachedThisTurn.get('', () => {
+      error = unreachable();
+      return error ? undefined : true;
+    });
     if (error) throw error;
     return ABSENT;
   }
