@@ -97,28 +97,26 @@ export function phpPdoStore(options: PdoStoreOptions): PhpSaveHandlerStore {
     return expiresAt < nowSeconds() ? undefined : found;
   }
 
-  // PostgreSQL and MySQL: the reads asked for while statements are under way go together, one statement
-  // each round trip instead of one per request (each round trip's write and wake-up of the server cost
-  // more than the read). SQLite is read in process: each read is its own statement.
-  const batched =
-    engine === 'sqlite'
-      ? undefined
-      : readBatches<string, Row | undefined>({
-          maxBatch: MAX_BATCH,
-          maxInFlight: IN_FLIGHT_BATCHES,
-          waitMs: statementTimeoutMs,
-          timedOut: () => new SqlFailure(`no statement free within ${statementTimeoutMs} ms`),
-          async run(ids) {
-            const db = await connected();
-            const rows = await db.query(
-              sql.readMany(ids.length),
-              ids.flatMap((sessionId) => [options.maxBytes, sessionId]),
-            );
-            const found: Array<Row | undefined> = ids.map(() => undefined);
-            for (const row of rows) found[Number(row['i'])] = unexpired(rowOf(row));
-            return found;
-          },
-        });
+  // The reads asked for while statements are under way go together, one statement each round trip
+  // instead of one per request: each round trip's write and wake-up of the server cost more than the
+  // read. SQLite, read in process, gains the same way: each statement is a read transaction, its
+  // locks and checks of the file a handful of system calls.
+  const batched = readBatches<string, Row | undefined>({
+    maxBatch: MAX_BATCH,
+    maxInFlight: IN_FLIGHT_BATCHES,
+    waitMs: statementTimeoutMs,
+    timedOut: () => new SqlFailure(`no statement free within ${statementTimeoutMs} ms`),
+    async run(ids) {
+      const db = await connected();
+      const rows = await db.query(
+        sql.readMany(ids.length),
+        ids.flatMap((sessionId) => [options.maxBytes, sessionId]),
+      );
+      const found: Array<Row | undefined> = ids.map(() => undefined);
+      for (const row of rows) found[Number(row['i'])] = unexpired(rowOf(row));
+      return found;
+    },
+  });
 
   async function rewrite(
     db: SqlConnection,
@@ -143,8 +141,8 @@ export function phpPdoStore(options: PdoStoreOptions): PhpSaveHandlerStore {
 
   return {
     read: (sessionId) =>
-      call(async (db) => {
-        const row = batched ? await batched.get(sessionId) : await readRow(db, sessionId);
+      call(async () => {
+        const row = await batched.get(sessionId);
         if (!row) return ABSENT;
         if (row.raw === null) return { kind: 'refused', reason: 'oversized', detail: `${row.length} bytes` };
         return { kind: 'data', bytes: row.bytes, final: true, modifiedMs: row.time * 1000 };
