@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionUnavailableError } from '@cotizaciones/core';
 import { decodePhpSession, phpSessions, type PhpSessionProblem, type PhpSessionsOptions } from '../../src/php-session.js';
 import { phpPdoStore } from '../../src/php-session/php-pdo-store.js';
-import { sqlConnection, type SqlRow } from '../../src/php-session/pdo-connection.js';
+import { sqlConnection, type SqlConnection, type SqlRow } from '../../src/php-session/pdo-connection.js';
 import { DEFAULT_PDO_COLUMNS, parsePdoSavePath } from '../../src/php-session/pdo-table.js';
 import { iniFlags, phpFixtures, phpServer, type PhpServer } from '../../src/testing/php-server.js';
 import { missing, pdoSessionTable, serviceUrls, temporaryDirs, type PdoSessionTable } from '../../src/testing/index.js';
@@ -29,6 +29,17 @@ const ENGINES: Array<[SqlEngine, string | undefined]> = [
 describe.each(ENGINES)('PHP sessions in a PDO session table on %s, written by a real PHP', (engine, url) => {
   const skipped = engine !== 'sqlite' && missing(`${engine} (TEST_${engine === 'mysql' ? 'MYSQL' : 'POSTGRES'}_URL)`, url);
   let table: PdoSessionTable;
+  /** The store over this table, bounded at 4 KiB, its driver wrapped by `wrap` (to see what it answers or how often it is asked). */
+  const storeOver = (wrap: (real: SqlConnection) => SqlConnection) =>
+    phpPdoStore({
+      database: parsePdoSavePath(table.savePath),
+      table: [table.table],
+      columns: DEFAULT_PDO_COLUMNS,
+      gcMaxLifetimeSeconds: 1440,
+      maxBytes: 4096,
+      now: Date.now,
+      connect: async (where, options) => wrap(await sqlConnection(where, options)),
+    });
   let scratch: string;
   const phps: PhpServer[] = [];
   beforeAll(async () => {
@@ -144,31 +155,20 @@ describe.each(ENGINES)('PHP sessions in a PDO session table on %s, written by a 
     async () => {
       const problems: PhpSessionProblem[] = [];
       const rows: SqlRow[] = [];
-      const store = phpPdoStore({
-        database: parsePdoSavePath(table.savePath),
-        table: [table.table],
-        columns: DEFAULT_PDO_COLUMNS,
-        gcMaxLifetimeSeconds: 1440,
-        maxBytes: 4096,
-        now: Date.now,
-        // The driver's own answers, as they reached the service.
-        connect: async (where, options) => {
-          const real = await sqlConnection(where, options);
-          return {
-            ...real,
-            query: async (statement, values) => {
-              const found = await real.query(statement, values);
-              rows.push(...found);
-              return found;
-            },
-            first: async (statement, values) => {
-              const found = await real.first(statement, values);
-              if (found) rows.push(found);
-              return found;
-            },
-          };
+      // The driver's own answers, as they reached the service.
+      const store = storeOver((real) => ({
+        ...real,
+        query: async (statement, values) => {
+          const found = await real.query(statement, values);
+          rows.push(...found);
+          return found;
         },
-      });
+        first: async (statement, values) => {
+          const found = await real.first(statement, values);
+          if (found) rows.push(found);
+          return found;
+        },
+      }));
       const big = `user|a:1:{s:2:"id";i:6;}pad|s:100000:"${'p'.repeat(100_000)}";`;
       await table.insert('b'.repeat(26), big, now() + 600, now());
       await table.insert('s'.repeat(26), 'user|a:1:{s:2:"id";i:8;}', now() + 600, now());
@@ -190,22 +190,11 @@ describe.each(ENGINES)('PHP sessions in a PDO session table on %s, written by a 
     'reads at once: each its own row (absent, expired, oversized among them), the database asked fewer times than read',
     async () => {
       let statements = 0;
-      const store = phpPdoStore({
-        database: parsePdoSavePath(table.savePath),
-        table: [table.table],
-        columns: DEFAULT_PDO_COLUMNS,
-        gcMaxLifetimeSeconds: 1440,
-        maxBytes: 4096,
-        now: Date.now,
-        connect: async (where, options) => {
-          const real = await sqlConnection(where, options);
-          return {
-            ...real,
-            query: (statement, values) => ((statements += 1), real.query(statement, values)),
-            first: (statement, values) => ((statements += 1), real.first(statement, values)),
-          };
-        },
-      });
+      const store = storeOver((real) => ({
+        ...real,
+        query: (statement, values) => ((statements += 1), real.query(statement, values)),
+        first: (statement, values) => ((statements += 1), real.first(statement, values)),
+      }));
       const ids = Array.from({ length: 40 }, (_, i) => `many${String(i).padStart(2, '0')}${'m'.repeat(20)}`);
       const modifiedMs: unknown = expect.any(Number);
       const expected = new Map<string, unknown>();
