@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { phpFormParams, SessionUnavailableError, TokenUnavailableError, UpstreamError } from '../../src/index.js';
 import { inMemorySession } from '../../src/testing/index.js';
 import { failingTokens, harness, NOW, refreshableTokens } from './harness.js';
@@ -271,6 +271,19 @@ describe('update quotation field (operation A)', () => {
       h.upstream.respondWith(() => ({ json: { ok: false } }));
       await h.field([['id', '12']]);
       expect(h.activityLog.entries).toHaveLength(0);
+    });
+
+    it('answers only once a log that keeps its entries first (a spool) has kept the entry', async () => {
+      const h = harness();
+      let keep!: () => void;
+      h.activityLog.record = () => new Promise<void>((resolve) => (keep = resolve));
+      let answered = false;
+      const outcome = h.field([['id', '12']]).then((result) => ((answered = true), result));
+      await vi.waitFor(() => expect(keep).toBeTypeOf('function'));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(answered).toBe(false);
+      keep();
+      expect((await outcome).reply).toEqual({ ok: true });
     });
 
     it('keeps the reply when recording throws, and hands the cause to the caller', async () => {
