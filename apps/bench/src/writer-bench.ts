@@ -37,7 +37,7 @@ export async function benchWriter(name: string, url: string, entries: number): P
   const log = bufferedActivityLog(store, { maxQueue: entries });
   const started = performance.now();
   for (let i = 1; i <= entries; i += 1) {
-    log.record(benchEntry(i));
+    void log.record(benchEntry(i));
     // Let the writer run between bursts, as it would between requests.
     if (i % 1000 === 0) await new Promise((resolve) => setImmediate(resolve));
   }

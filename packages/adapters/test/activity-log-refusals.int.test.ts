@@ -66,7 +66,7 @@ for (const { name, url, mysql } of engines) {
         { write: (batch) => store.write(batch), ping: () => store.ping(), close: () => Promise.resolve() },
         { deadLetter: deadLetterFile(file) },
       );
-      for (const entry of entries) log.record(entry);
+      for (const entry of entries) void log.record(entry);
       await log.close(10_000);
       return log.stats();
     }
@@ -197,7 +197,7 @@ describe.skipIf(missing('MySQL/MariaDB (TEST_MYSQL_URL)', urls.mysql))(
         const file = join(temporaryDir('dead-letter-'), 'dead.jsonl');
         const log = bufferedActivityLog(store, { deadLetter: deadLetterFile(file), retryMinMs: 10 });
         for (const entry of [sampleEntry({ entityId: 1n }), huge, sampleEntry({ entityId: 3n }), sampleEntry({ entityId: 4n })])
-          log.record(entry);
+          void log.record(entry);
         await log.flush();
         expect((await store.recent(10)).map((row) => row.entity_id).reverse()).toEqual(['1', '3', '4']);
         const [line] = readFileSync(file, 'utf8').split('\n');

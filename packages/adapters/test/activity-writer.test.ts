@@ -66,7 +66,7 @@ describe('the activity writer: one entry never blocks the others', () => {
     const log = bufferedActivityLog(store, { deadLetter, clock, lingerMs: 0 });
     const bad = Array.from({ length: 60 }, (_, i) => large(BigInt(i + 1)));
     const good = Array.from({ length: 20 }, (_, i) => sampleEntry({ entityId: BigInt(101 + i) }));
-    for (const entry of [...bad, ...good]) log.record(entry);
+    for (const entry of [...bad, ...good]) void log.record(entry);
     await log.flush();
     expect(ids(batches.flat())).toEqual(ids(good));
     expect(ids(kept.map((k) => k.entry))).toEqual(ids(bad));
@@ -82,7 +82,7 @@ describe('the activity writer: one entry never blocks the others', () => {
     const { clock, slept } = fakeClock();
     const log = bufferedActivityLog(store, { deadLetter, clock, lingerMs: 0, retryMinMs: 100 });
     const all = Array.from({ length: 5 }, (_, i) => sampleEntry({ entityId: BigInt(i + 1) }));
-    for (const entry of all) log.record(entry);
+    for (const entry of all) void log.record(entry);
     await log.flush();
     expect(kept).toEqual([]);
     expect(ids(batches.flat()).sort()).toEqual(ids(all));
@@ -97,7 +97,7 @@ describe('the activity writer: one entry never blocks the others', () => {
     const { clock } = fakeClock();
     const log = bufferedActivityLog(store, { deadLetter, clock, lingerMs: 0 });
     const all = Array.from({ length: 10 }, (_, i) => sampleEntry({ entityId: BigInt(i + 1) }));
-    for (const entry of all) log.record(entry);
+    for (const entry of all) void log.record(entry);
     await log.flush();
     expect(ids(batches.flat())).toEqual(ids(all));
     expect(Math.max(...batches.map((batch) => batch.length))).toBeLessThanOrEqual(4);
@@ -109,7 +109,7 @@ describe('the activity writer: one entry never blocks the others', () => {
     const { clock } = fakeClock();
     const log = bufferedActivityLog(store, { clock, lingerMs: 0 });
     const all = Array.from({ length: 12 }, (_, i) => sampleEntry({ entityId: BigInt(i + 1), details: { field: 'x'.repeat(3_000) } }));
-    for (const entry of all) log.record(entry);
+    for (const entry of all) void log.record(entry);
     await log.flush();
     expect(ids(batches.flat())).toEqual(ids(all));
     expect(batches.map((batch) => batch.length)).toEqual([3, 3, 3, 3]);
@@ -122,7 +122,7 @@ describe('the activity writer: one entry never blocks the others', () => {
     state.down = true;
     const log = bufferedActivityLog(store, { deadLetter, clock, lingerMs: 0, retryMinMs: 100, retryMaxMs: 30_000 });
     const all = Array.from({ length: 5 }, (_, i) => sampleEntry({ entityId: BigInt(i + 1) }));
-    for (const entry of all) log.record(entry);
+    for (const entry of all) void log.record(entry);
     while (state.writes < 12) await new Promise((resolve) => setImmediate(resolve));
     state.down = false;
     await log.flush();
@@ -139,7 +139,7 @@ describe('the activity writer: a full disk', () => {
     const { clock, slept } = fakeClock();
     const log = bufferedActivityLog(store, { deadLetter, clock, lingerMs: 0, retryMinMs: 100, retryMaxMs: 30_000 });
     const all = Array.from({ length: 5 }, (_, i) => sampleEntry({ entityId: BigInt(i + 1) }));
-    for (const entry of all) log.record(entry);
+    for (const entry of all) void log.record(entry);
     await log.flush();
     expect(ids(batches.flat())).toEqual(ids(all));
     expect(kept).toEqual([]);

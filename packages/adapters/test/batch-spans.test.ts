@@ -35,7 +35,7 @@ describe('the activity log traced (OpenTelemetry started)', () => {
     const tracer = trace.getTracer('test');
     const requests = ['req-1', 'req-2', 'req-3'].map((requestId) =>
       tracer.startActiveSpan(`request ${requestId}`, (span) => {
-        log.record(sampleEntry({ requestId }));
+        void log.record(sampleEntry({ requestId }));
         span.end();
         return span.spanContext();
       }),

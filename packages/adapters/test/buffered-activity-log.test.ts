@@ -69,7 +69,7 @@ describe('buffered activity log', () => {
   it('does not write during record: the write comes on a later tick', async () => {
     const { store, batches } = scriptedStore();
     const log = bufferedActivityLog(store);
-    log.record(sampleEntry());
+    void log.record(sampleEntry());
     expect(batches).toHaveLength(0);
     await log.flush();
     expect(batches).toHaveLength(1);
@@ -78,7 +78,7 @@ describe('buffered activity log', () => {
   it('turns many entries recorded together into few batch writes', async () => {
     const { store, batches } = scriptedStore();
     const log = bufferedActivityLog(store, { maxBatch: 500 });
-    for (const entry of entries(1200)) log.record(entry);
+    for (const entry of entries(1200)) void log.record(entry);
     await log.flush();
     expect(batches.map((batch) => batch.length)).toEqual([500, 500, 200]);
     expect(log.stats()).toEqual({
@@ -104,7 +104,7 @@ describe('buffered activity log', () => {
     const problems: ActivityLogProblem[] = [];
     const log = bufferedActivityLog(store, { retryMinMs: 5, retryMaxMs: 20, onProblem: (p) => problems.push(p) });
     state.failing = true;
-    for (const entry of entries(50)) log.record(entry);
+    for (const entry of entries(50)) void log.record(entry);
     await attempts(3);
     expect(batches).toHaveLength(0);
     state.failing = false;
@@ -120,7 +120,7 @@ describe('buffered activity log', () => {
     const problems: ActivityLogProblem[] = [];
     const log = bufferedActivityLog(store, { maxQueue: 10, retryMinMs: 5, onProblem: (p) => problems.push(p) });
     state.failing = true;
-    for (const entry of entries(25)) log.record(entry);
+    for (const entry of entries(25)) void log.record(entry);
     expect(log.stats()).toMatchObject({ dropped: 15, queued: 10 });
     expect(problems).toContainEqual({ kind: 'dropped', dropped: 1 });
     state.failing = false;
@@ -131,7 +131,7 @@ describe('buffered activity log', () => {
   it('writes what is queued on close, then closes the store', async () => {
     const { store, batches, state } = scriptedStore();
     const log = bufferedActivityLog(store);
-    for (const entry of entries(3)) log.record(entry);
+    for (const entry of entries(3)) void log.record(entry);
     await log.close(1_000);
     expect(batches.flat()).toHaveLength(3);
     expect(state.closed).toBe(true);
@@ -143,7 +143,7 @@ describe('buffered activity log', () => {
     const stderr: string[] = [];
     const log = bufferedActivityLog(store, { retryMinMs: 5, onProblem: (p) => problems.push(p), stderr: (line) => stderr.push(line) });
     state.failing = true;
-    for (const entry of entries(4)) log.record(entry);
+    for (const entry of entries(4)) void log.record(entry);
     await log.close(50);
     expect(stderr.map((line) => entryOfDeadLetterLine(line)?.entityId)).toEqual(ids(entries(4)));
     expect(log.stats()).toMatchObject({ logged: 4, deadLetterFailed: 4 });
@@ -156,7 +156,7 @@ describe('buffered activity log', () => {
     const problems: ActivityLogProblem[] = [];
     const log = bufferedActivityLog(store, { maxQueue: 10, retryMinMs: 5, deadLetter, onProblem: (p) => problems.push(p) });
     state.failing = true;
-    for (const entry of entries(25)) log.record(entry);
+    for (const entry of entries(25)) void log.record(entry);
     state.failing = false;
     await log.flush();
     expect(ids(batches.flat())).toEqual(ids(entries(10)));
@@ -173,7 +173,7 @@ describe('buffered activity log', () => {
     const log = bufferedActivityLog(store, { maxQueueBytes: 100_000, retryMinMs: 5, deadLetter });
     state.failing = true;
     const large = Array.from({ length: 10 }, (_, i) => sampleEntry({ entityId: BigInt(i + 1), details: { field: 'x'.repeat(30_000) } }));
-    for (const entry of large) log.record(entry);
+    for (const entry of large) void log.record(entry);
     expect(log.stats().queued).toBe(3);
     state.failing = false;
     await log.flush();
@@ -188,7 +188,7 @@ describe('buffered activity log', () => {
     const problems: ActivityLogProblem[] = [];
     const log = bufferedActivityLog(store, { retryMinMs: 5, deadLetter, onProblem: (p) => problems.push(p) });
     state.failing = true;
-    for (const entry of entries(4)) log.record(entry);
+    for (const entry of entries(4)) void log.record(entry);
     await log.close(50);
     expect(ids(setAside.map((s) => s.entry))).toEqual(ids(entries(4)));
     expect(new Set(setAside.map((s) => s.code))).toEqual(new Set(['UNWRITTEN_AT_CLOSE']));
@@ -213,7 +213,7 @@ describe('buffered activity log', () => {
     const { deadLetter, entries: setAside } = memoryDeadLetter();
     const problems: ActivityLogProblem[] = [];
     const log = bufferedActivityLog(store, { maxBatch: 3, lingerMs: 0, deadLetter, onProblem: (p) => problems.push(p) });
-    for (const entry of entries(5)) log.record(entry);
+    for (const entry of entries(5)) void log.record(entry);
     await writeStarted;
     expect(hanging[0]).toHaveLength(3);
     await log.close(20);
@@ -230,7 +230,7 @@ describe('buffered activity log', () => {
       },
     });
     state.failing = true;
-    log.record(sampleEntry());
+    void log.record(sampleEntry());
     await attempts(2);
     state.failing = false;
     await log.flush();
@@ -246,7 +246,7 @@ describe('buffered activity log: entries the store refuses', () => {
     const log = bufferedActivityLog(store, { deadLetter, onProblem: (p) => problems.push(p) });
     const bad = poisoned(26n);
     const all = [...entries(25), bad, ...entries(51, 27)];
-    for (const entry of all) log.record(entry);
+    for (const entry of all) void log.record(entry);
     await log.flush();
     expect(ids(batches.flat())).toEqual(ids(all.filter((e) => e !== bad)));
     expect(setAside).toEqual([{ entry: bad, code: '22001', reason: 'value too long for type character varying(64)' }]);
@@ -261,7 +261,7 @@ describe('buffered activity log: entries the store refuses', () => {
     const { deadLetter, entries: setAside } = memoryDeadLetter();
     const log = bufferedActivityLog(store, { deadLetter, maxBatch: 100 });
     const all = entries(100).map((entry, i) => ([0, 41, 42, 77, 99].includes(i) ? poisoned(entry.entityId) : entry));
-    for (const entry of all) log.record(entry);
+    for (const entry of all) void log.record(entry);
     await log.flush();
     expect(ids(batches.flat())).toEqual(ids(all.filter((e) => !isPoisoned(e))));
     expect(ids(setAside.map((s) => s.entry))).toEqual([1n, 42n, 43n, 78n, 100n]);
@@ -273,7 +273,7 @@ describe('buffered activity log: entries the store refuses', () => {
     const { deadLetter, entries: setAside } = memoryDeadLetter();
     const log = bufferedActivityLog(store, { deadLetter, retryMinMs: 5, retryMaxMs: 10 });
     const all = [...entries(10), poisoned(11n), ...entries(10, 12)];
-    for (const entry of all) log.record(entry);
+    for (const entry of all) void log.record(entry);
     await attempts(2); // the whole batch refused, then the first half tried
     state.failing = true;
     await attempts(5);
@@ -291,7 +291,7 @@ describe('buffered activity log: entries the store refuses', () => {
     const stderr: string[] = [];
     const log = bufferedActivityLog(store, { deadLetter, onProblem: (p) => problems.push(p), stderr: (line) => stderr.push(line) });
     const all = [...entries(3), poisoned(4n), ...entries(3, 5)];
-    for (const entry of all) log.record(entry);
+    for (const entry of all) void log.record(entry);
     await log.flush();
     expect(ids(batches.flat())).toEqual([1n, 2n, 3n, 5n, 6n, 7n]);
     expect(log.stats()).toMatchObject({ written: 6, deadLettered: 0, deadLetterFailed: 1, logged: 1 });
@@ -308,7 +308,7 @@ describe('dead-letter file', () => {
     const { store } = scriptedStore(isPoisoned);
     const log = bufferedActivityLog(store, { deadLetter: deadLetterFile(file) });
     const bad = [poisoned(9223372036854775807n), sampleEntry({ ...poisoned(5n), details: { field: 'ñ 😀 "q"' }, requestId: undefined })];
-    for (const entry of [sampleEntry(), ...bad]) log.record(entry);
+    for (const entry of [sampleEntry(), ...bad]) void log.record(entry);
     await log.close(1_000);
     const lines = readFileSync(file, 'utf8').split('\n');
     expect(lines.at(-1)).toBe('');
@@ -334,7 +334,7 @@ describe('dead-letter file', () => {
       onProblem: (p) => problems.push(p),
       stderr: (line) => stderr.push(line),
     });
-    for (const entry of [poisoned(1n), sampleEntry({ entityId: 2n })]) log.record(entry);
+    for (const entry of [poisoned(1n), sampleEntry({ entityId: 2n })]) void log.record(entry);
     await log.close(1_000);
     expect(ids(batches.flat())).toEqual([2n]);
     expect(problems.find((p) => p.kind === 'dead-letter-failed')).toMatchObject({ failed: 1, error: expect.any(Error) as unknown });
@@ -369,7 +369,7 @@ describe('the dead-letter file is bounded whatever the entries hold', () => {
     const { store, state } = scriptedStore(isPoisoned);
     const problems: ActivityLogProblem[] = [];
     const log = bufferedActivityLog(store, { deadLetter, onProblem: (problem) => problems.push(problem), lingerMs: 0 });
-    for (let id = 1n; id <= 10n; id += 1n) log.record(huge(id));
+    for (let id = 1n; id <= 10n; id += 1n) void log.record(huge(id));
     await log.flush();
     expect(log.stats()).toMatchObject({ deadLettered: 3, deadLetterDropped: 7, deadLetterFailed: 0 });
     expect(problems.filter((problem) => problem.kind === 'dead-letter-full')).toEqual([{ kind: 'dead-letter-full', dropped: 1 }]);
@@ -378,7 +378,7 @@ describe('the dead-letter file is bounded whatever the entries hold', () => {
 
     // The store goes down: what is still queued at close is the only copy, set aside past the bound.
     state.failing = true;
-    log.record(sampleEntry({ entityId: 99n }));
+    void log.record(sampleEntry({ entityId: 99n }));
     await log.close(50);
     const lines = readFileSync(path, 'utf8').trimEnd().split('\n');
     expect(lines).toHaveLength(4);

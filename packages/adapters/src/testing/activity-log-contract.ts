@@ -59,28 +59,28 @@ export function testActivityLog(name: string, createHarness: () => Promise<Activ
         }),
         sampleEntry({ details: { field: 'descripción "ñ" \\ ✓' }, userId: 'ana@example.com' }),
       ];
-      for (const entry of entries) harness.log.record(entry);
+      for (const entry of entries) void harness.log.record(entry);
       await harness.log.flush();
       expect(await harness.stored()).toEqual(entries.map(toStoredActivity));
     });
 
     it('stores a batch of many entries whole and in order', async () => {
       const entries = Array.from({ length: 70 }, (_, i) => sampleEntry({ entityId: BigInt(i + 1), requestId: `req-${i + 1}` }));
-      for (const entry of entries) harness.log.record(entry);
+      for (const entry of entries) void harness.log.record(entry);
       await harness.log.flush();
       expect(await harness.stored()).toEqual(entries.map(toStoredActivity));
     });
 
     it('keeps created_at in UTC to the millisecond', async () => {
-      harness.log.record(sampleEntry({ createdAt: new Date('2026-12-31T23:59:59.999Z') }));
+      void harness.log.record(sampleEntry({ createdAt: new Date('2026-12-31T23:59:59.999Z') }));
       await harness.log.flush();
       const [row] = await harness.stored();
       expect(row?.created_at).toBe('2026-12-31T23:59:59.999Z');
     });
 
     it('stores details as JSON text, or NULL', async () => {
-      harness.log.record(sampleEntry({ details: { field: 'benef_emp' } }));
-      harness.log.record(sampleEntry({ details: null }));
+      void harness.log.record(sampleEntry({ details: { field: 'benef_emp' } }));
+      void harness.log.record(sampleEntry({ details: null }));
       await harness.log.flush();
       const rows = await harness.stored();
       expect(rows.map((row) => row.details)).toEqual(['{"field":"benef_emp"}', null]);
@@ -88,16 +88,16 @@ export function testActivityLog(name: string, createHarness: () => Promise<Activ
 
     it('flush resolves with nothing pending, and an entry recorded after the log went idle is written too', async () => {
       await harness.log.flush();
-      harness.log.record(sampleEntry({ entityId: 1n }));
+      void harness.log.record(sampleEntry({ entityId: 1n }));
       await harness.log.flush();
       await harness.log.flush();
-      harness.log.record(sampleEntry({ entityId: 2n }));
+      void harness.log.record(sampleEntry({ entityId: 2n }));
       await harness.log.flush();
       expect((await harness.stored()).map((row) => row.entity_id)).toEqual(['1', '2']);
     });
 
     it('writes a burst of entries without losing any', async () => {
-      for (let i = 1; i <= 1200; i += 1) harness.log.record(sampleEntry({ entityId: BigInt(i) }));
+      for (let i = 1; i <= 1200; i += 1) void harness.log.record(sampleEntry({ entityId: BigInt(i) }));
       await harness.log.flush();
       const rows = await harness.stored();
       expect(rows).toHaveLength(1200);
@@ -106,15 +106,15 @@ export function testActivityLog(name: string, createHarness: () => Promise<Activ
 
     forClaim('durable', claims.durable === true, () => {
       it('keeps what was flushed across a close and a reopen, and appends after it', async () => {
-        harness.log.record(sampleEntry({ entityId: 1n }));
-        harness.log.record(sampleEntry({ entityId: 2n, details: null }));
+        void harness.log.record(sampleEntry({ entityId: 1n }));
+        void harness.log.record(sampleEntry({ entityId: 2n, details: null }));
         await harness.log.flush();
         harness = await required(harness, 'reopen', 'durable')();
         expect((await harness.stored()).map((row) => [row.entity_id, row.details])).toEqual([
           ['1', '{"field":"estado"}'],
           ['2', null],
         ]);
-        harness.log.record(sampleEntry({ entityId: 3n }));
+        void harness.log.record(sampleEntry({ entityId: 3n }));
         await harness.log.flush();
         expect((await harness.stored()).map((row) => row.entity_id)).toEqual(['1', '2', '3']);
       });
