@@ -5,8 +5,9 @@
 //   3. the slow tier (the built programs as child processes, the browser), one package at a time,
 //      alone on the machine: its tests start servers, nginx, php-fpm and Chromium.
 // `npm run test:fast` (argument `fast`) runs the unit tier alone: in-process, no service needed.
-// Output streams as tests finish.
-import { spawnSync } from 'node:child_process';
+// Output streams as tests finish; the lines naming a failed test are repeated at the end, where a
+// log cut to its tail (CI's) still shows them.
+import { spawn, spawnSync } from 'node:child_process';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -18,6 +19,8 @@ const env = {
   PATH: `${join(root, 'node_modules', '.bin')}${delimiter}${process.env.PATH ?? ''}`,
   TURBO_TELEMETRY_DISABLED: '1',
   DO_NOT_TRACK: '1',
+  // The output is piped through this script: keep a terminal's colours.
+  ...(process.stdout.isTTY && process.env.NO_COLOR === undefined ? { FORCE_COLOR: '1' } : {}),
 };
 const fastOnly = process.argv[2] === 'fast';
 
@@ -40,17 +43,35 @@ if (!fastOnly) {
   });
   if (check.status !== 0) failed.push('format check');
 }
+const failedTests = new Set();
 for (const [name, args] of phases) {
   console.log(`\ntest: ${name}`);
-  const run = spawnSync(turbo, ['run', ...args, '--continue', '--log-order=stream', '--output-logs=new-only'], {
-    cwd: root,
-    env,
-    stdio: 'inherit',
-  });
-  if (run.status !== 0) failed.push(name);
+  const status = await runStreaming(turbo, ['run', ...args, '--continue', '--log-order=stream', '--output-logs=new-only']);
+  if (status !== 0) failed.push(name);
 }
 const seconds = Math.round((performance.now() - started) / 1000);
+for (const line of failedTests) console.log(`test: failed: ${line}`);
 console.log(
   `\ntest: ${failed.length === 0 ? 'every tier passed' : `failed in: ${failed.join(', ')}`} (${Math.floor(seconds / 60)} min ${seconds % 60} s)`,
 );
 process.exit(failed.length === 0 ? 0 : 1);
+
+/** Runs a command with its output passed through as it comes, keeping vitest's `FAIL` lines. */
+function runStreaming(command, args) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: root, env, stdio: ['inherit', 'pipe', 'inherit'] });
+    let partial = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk) => {
+      process.stdout.write(chunk);
+      const lines = (partial + chunk).split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) {
+        // eslint-disable-next-line no-control-regex -- the colours vitest and turbo print
+        const plain = line.replace(/\u001b\[[0-9;]*m/g, '');
+        if (/\bFAIL\b/.test(plain)) failedTests.add(plain.trim());
+      }
+    });
+    child.on('close', (code) => resolve(code ?? 1));
+  });
+}

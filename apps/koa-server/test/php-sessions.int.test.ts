@@ -358,6 +358,8 @@ describe.skipIf(missing('php', phpAvailable()) || missing('redis-server', redisS
       server = redisProcess(await freePort());
       await server.start();
       redis = new Redis(`${server.url}/${DATABASE}`, { maxRetriesPerRequest: 1 });
+      // The suite stops this Redis on purpose: its reconnect errors are expected.
+      redis.on('error', () => undefined);
     });
     afterAll(async () => {
       redis?.disconnect();

@@ -109,6 +109,7 @@ export function openSpool(dir: string, options: SpoolOptions = {}): ActivitySpoo
     const current = batch;
     if (!current) return;
     batch = undefined;
+    for (const ticket of current.tickets) ticket.unwritten = false;
     let result: SpoolWrite = { kept: true, entries: current.tickets.length };
     try {
       current.segment.append(current.lines.join(''), current.tickets.length);
@@ -150,7 +151,7 @@ export function openSpool(dir: string, options: SpoolOptions = {}): ActivitySpoo
         batch = { segment: active, lines: [], tickets: [], bytes: 0, written, settle };
         setImmediate(write);
       }
-      const ticket: BatchTicket = { segment: active, index: active.entries + batch.tickets.length, lost: false, acknowledged: false };
+      const ticket: BatchTicket = { segment: active, index: active.entries + batch.tickets.length, lost: false, unwritten: true, acknowledged: false };
       batch.lines.push(line);
       batch.tickets.push(ticket);
       batch.bytes += bytes;
@@ -161,7 +162,7 @@ export function openSpool(dir: string, options: SpoolOptions = {}): ActivitySpoo
       for (const ticket of tickets) {
         if (ticket.lost) continue;
         // Not written yet (an entry dropped in the turn it came): acknowledged once it is.
-        if (batch?.tickets.includes(ticket as BatchTicket)) {
+        if ((ticket as Partial<BatchTicket>).unwritten === true) {
           (ticket as BatchTicket).acknowledged = true;
           continue;
         }
@@ -193,6 +194,8 @@ interface BatchTicket {
   readonly segment: SpoolSegment;
   readonly index: number;
   lost: boolean;
+  /** In the turn's batch, its line not written yet. */
+  unwritten: boolean;
   /** Acknowledged before its line was written. */
   acknowledged: boolean;
 }

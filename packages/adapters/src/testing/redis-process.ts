@@ -21,7 +21,9 @@ export function redisProcess(port: number, extraArgs: readonly string[] = []) {
       });
       // A run that dies before its afterAll must not leave the server running.
       const started = child;
-      process.once('exit', () => started.kill('SIGKILL'));
+      const kill = () => started.kill('SIGKILL');
+      process.once('exit', kill);
+      started.once('exit', () => process.off('exit', kill));
       for (let i = 0; i < 100; i += 1) {
         if (await portAnswers(port)) return;
         await new Promise((resolve) => setTimeout(resolve, 50));
