@@ -151,7 +151,13 @@ export function openSpool(dir: string, options: SpoolOptions = {}): ActivitySpoo
         batch = { segment: active, lines: [], tickets: [], bytes: 0, written, settle };
         setImmediate(write);
       }
-      const ticket: BatchTicket = { segment: active, index: active.entries + batch.tickets.length, lost: false, unwritten: true, acknowledged: false };
+      const ticket: BatchTicket = {
+        segment: active,
+        index: active.entries + batch.tickets.length,
+        lost: false,
+        unwritten: true,
+        acknowledged: false,
+      };
       batch.lines.push(line);
       batch.tickets.push(ticket);
       batch.bytes += bytes;
