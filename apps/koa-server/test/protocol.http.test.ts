@@ -214,12 +214,21 @@ describe('ACTIVITY_LOG_URL', () => {
 });
 
 describe('BASE_PATH', () => {
-  it('serves the endpoints below the prefix only', async () => {
+  it('serves the endpoints and the dev routes below the prefix only; the probes and documents at the root', async () => {
     const svc = await startService({ BASE_PATH: '/sistema' });
     const cookie = await svc.signIn();
     await expectAnswer(await svc.post(FIELD_PATH, form({ id: '1' }), { cookie }), 200, '{"ok":true}');
     const bare = await fetch(`${svc.url}${FIELD_PATH}`, { method: 'POST', body: form({ id: '1' }), headers: { cookie } });
     expect(bare.status).toBe(404);
+    for (const path of ['/dev/login', '/dev/logout']) {
+      expect((await fetch(`${svc.url}${path}`, { method: 'POST', body: form({ id: '1' }) })).status, path).toBe(404);
+    }
+    expect((await fetch(`${svc.url}/dev/activity`)).status).toBe(404);
+    expect((await fetch(`${svc.url}/sistema/dev/activity`, { headers: { cookie } })).status).toBe(200);
+    for (const path of ['/healthz', '/readyz', '/openapi.json', '/metrics']) {
+      expect((await fetch(`${svc.url}${path}`)).status, path).toBe(200);
+      expect((await fetch(`${svc.url}/sistema${path}`)).status, `/sistema${path}`).toBe(404);
+    }
     await svc.close();
   });
 });

@@ -106,7 +106,7 @@ export async function startService(env: Record<string, string> = {}): Promise<Te
     deadLetterFile,
     spool,
     async signIn(id = '7') {
-      const response = await fetch(`${url}/dev/login`, { method: 'POST', body: new URLSearchParams({ id, name: 'Ana' }) });
+      const response = await fetch(`${base}/dev/login`, { method: 'POST', body: new URLSearchParams({ id, name: 'Ana' }) });
       return cookieHeader(response);
     },
     post(path, body, init = {}) {
