@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # Not built in CI (no container engine on the CI machines): the bundle it copies is built and started
-# by apps/koa-server/test/bundle.process.test.ts instead. Node 24 is the current LTS; CI runs the suites on 20, 22 and 24.
+# by apps/koa-server/test/bundle.process.test.ts instead. Node 24 is the newest of the majors CI runs the suites on (20, 22, 24).
 
 FROM node:24-bookworm-slim AS build
 RUN npm install -g pnpm@10.34.9
@@ -22,5 +22,5 @@ EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:3000/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"
 # V8's heap flags keep resident memory within the 150 MB target at 256 connections; the smaller
-# semi-spaces cost some CPU (docs/decisions/020-heap-flags.md). V8 takes them from the command line only.
+# semi-spaces cost some CPU (docs/decisions/020-heap-flags.md). Node refuses --heap-growing-percent in NODE_OPTIONS.
 CMD ["node", "--heap-growing-percent=50", "--max-semi-space-size=8", "dist/main.js"]
