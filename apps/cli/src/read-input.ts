@@ -45,6 +45,23 @@ export async function* readInput(path: string): AsyncGenerator<InputLine> {
   }
 }
 
+/**
+ * Why the file cannot be read at all (a CSV header with an unknown column, or none naming the
+ * operation), found before a run opens anything: a refused run writes no results file or journal.
+ */
+export async function inputRefusal(path: string): Promise<string | undefined> {
+  const lines = readInput(path);
+  try {
+    await lines.next();
+    return undefined;
+  } catch (error) {
+    if (error instanceof UsageError) return error.message;
+    throw error;
+  } finally {
+    await lines.return(undefined);
+  }
+}
+
 function ndjsonLine(line: number, text: string, occurrenceOf: (hash: string) => number): InputLine {
   let record: unknown;
   try {

@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
 import { createServer as createHttpServer } from 'node:http';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openSqlActivityLogStore } from '@cotizaciones/adapters/sql';
@@ -728,11 +728,23 @@ describe('cotizaciones apply (the built CLI against a stub upstream over HTTP)',
     expect(stub.received).toHaveLength(0);
   });
 
-  it('an unknown column is a usage error (exit 2) before anything is sent', async () => {
-    const ran = await cli(['apply', file('bad.csv', 'operation,id,valor\nquotation,1,x\n'), '--as', '1'], env);
-    expect(ran.code).toBe(2);
-    expect(ran.stderr).toContain('unknown column "valor"');
-    expect(stub.received).toHaveLength(0);
+  it('an unknown column is a usage error (exit 2) before anything is sent or written; an earlier results file stays', async () => {
+    for (const dryRun of [[], ['--dry-run']]) {
+      const bad = file('bad.csv', 'operation,id,valor\nquotation,1,x\n');
+      const results = `${bad}${dryRun.length ? '.dry-run' : '.results'}.csv`;
+      writeFileSync(results, 'earlier\n');
+      const ran = await cli(['apply', bad, '--as', '1', ...dryRun], env);
+      expect(ran.code).toBe(2);
+      expect(ran.stderr).toContain('unknown column "valor"');
+      expect(stub.received).toHaveLength(0);
+      expect(readFileSync(results, 'utf8')).toBe('earlier\n');
+      expect(
+        readdirSync(dirname(bad))
+          .filter((name) => name.startsWith('bad.csv'))
+          .sort(),
+      ).toEqual(['bad.csv', basename(results)]);
+      rmSync(results);
+    }
   });
 
   it('a configuration error: exit 2, one line naming the variable, no secret printed', async () => {
