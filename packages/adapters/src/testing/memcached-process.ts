@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { killOnExit } from './kill-on-exit.js';
 import { portAnswers } from './port-answers.js';
 
 /**
@@ -13,6 +14,7 @@ export function memcachedProcess(port: number, extraArgs: readonly string[] = []
   const dir = mkdtempSync(join(tmpdir(), 'memcached-test-'));
   const pidFile = join(dir, 'pid');
   let pid: number | undefined;
+  let release: () => void = () => undefined;
   const kill = () => {
     if (pid === undefined) return;
     try {
@@ -41,8 +43,7 @@ export function memcachedProcess(port: number, extraArgs: readonly string[] = []
         ...extraArgs,
       ]);
       if (started.status !== 0) throw new Error(`memcached did not start on ${port}: ${started.stderr.toString()}`);
-      // A run that dies before its afterAll must not leave the daemon running.
-      process.once('exit', kill);
+      release = killOnExit(kill);
       for (let i = 0; i < 100; i += 1) {
         // The daemon listens before it writes its pid file: both, then.
         const written = Number(existsSync(pidFile) ? readFileSync(pidFile, 'utf8') : '');
@@ -55,7 +56,7 @@ export function memcachedProcess(port: number, extraArgs: readonly string[] = []
       throw new Error(`memcached did not answer on ${port}`);
     },
     async stop() {
-      process.off('exit', kill);
+      release();
       const stopped = pid;
       kill();
       // Gone once its port refuses.

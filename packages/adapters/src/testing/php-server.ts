@@ -2,6 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { killOnExit } from './kill-on-exit.js';
 
 let php: boolean | undefined;
 /** Whether PHP's CLI is installed (the development and CI machines have it; .ci/run installs it); says so when not. */
@@ -54,8 +55,7 @@ export async function phpServer(ini: Record<string, string>, { workers = 1 }: { 
     }
   };
   // A run that dies before its afterAll must not leave PHP listening.
-  const killOnExit = () => signal('SIGKILL');
-  process.once('exit', killOnExit);
+  const release = killOnExit(() => signal('SIGKILL'));
   let errors = '';
   child.stderr?.on('data', (chunk: Buffer) => (errors += chunk.toString()));
   const base = `http://127.0.0.1:${port}`;
@@ -85,7 +85,7 @@ export async function phpServer(ini: Record<string, string>, { workers = 1 }: { 
       return errors;
     },
     async stop() {
-      process.off('exit', killOnExit);
+      release();
       if (child.exitCode === null && child.signalCode === null) {
         const exited = once(child, 'exit');
         signal('SIGTERM');

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { freePort } from './php-server.js';
+import { killOnExit } from './kill-on-exit.js';
 
 let available: boolean | undefined;
 /** Whether redis-server and redis-cli (Debian's redis-tools) are on the PATH: a cluster needs both. */
@@ -44,8 +45,7 @@ export async function redisClusterProcess(options: RedisClusterOptions = {}) {
   const killAll = () => {
     for (const node of nodes) node.child?.kill('SIGKILL');
   };
-  // A run that dies before its teardown must not leave the nodes running.
-  process.once('exit', killAll);
+  const release = killOnExit(killAll);
 
   const admin = (port: number) =>
     new Redis({
@@ -211,7 +211,7 @@ export async function redisClusterProcess(options: RedisClusterOptions = {}) {
     /** Resolves once every running node sees the cluster healthy again (after a failover, say). */
     healthy: () => poll('cluster_state:ok on every node', healthy),
     async stop(): Promise<void> {
-      process.off('exit', killAll);
+      release();
       await Promise.all(
         nodes.map(async (node) => {
           if (!node.child || !node.running) return;

@@ -1,5 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { killOnExit } from './kill-on-exit.js';
 import { portAnswers } from './port-answers.js';
 
 let available: boolean | undefined;
@@ -19,11 +20,11 @@ export function redisProcess(port: number, extraArgs: readonly string[] = []) {
       child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...extraArgs], {
         stdio: 'ignore',
       });
-      // A run that dies before its afterAll must not leave the server running.
       const started = child;
-      const kill = () => started.kill('SIGKILL');
-      process.once('exit', kill);
-      started.once('exit', () => process.off('exit', kill));
+      started.once(
+        'exit',
+        killOnExit(() => started.kill('SIGKILL')),
+      );
       for (let i = 0; i < 100; i += 1) {
         if (await portAnswers(port)) return;
         await new Promise((resolve) => setTimeout(resolve, 50));
