@@ -89,6 +89,13 @@ describe("the HTTP layer's own answers", () => {
     expectProtocolAnswer(answer, 431, 'Encabezados demasiado grandes.');
   });
 
+  it("413 for chunk extensions past the parser's limit, with no upstream call", async () => {
+    const cookie = await app.signIn();
+    const request = `POST ${FIELD_PATH} HTTP/1.1\r\nHost: x\r\nCookie: ${cookie}\r\nContent-Type: application/x-www-form-urlencoded\r\nTransfer-Encoding: chunked\r\n\r\n4;${'e'.repeat(20_000)}\r\nid=1\r\n0\r\n\r\n`;
+    expectProtocolAnswer(await rawExchange(app.url, [request]), 413, 'Solicitud demasiado grande.');
+    expect(app.upstream.calls).toHaveLength(0);
+  });
+
   it('505 for an HTTP version it does not speak', async () => {
     expectProtocolAnswer(await rawExchange(app.url, ['GET /healthz HTTP/4.2\r\nHost: x\r\n\r\n']), 505, 'Versión de HTTP no soportada.');
   });

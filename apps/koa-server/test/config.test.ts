@@ -34,6 +34,11 @@ describe('loadConfig', () => {
       bodyLimitBytes: 1024 * 1024,
       maxParams: 1000,
       sessionKeysGenerated: true,
+      shutdownDrainMs: 0,
+      shutdownTimeoutMs: 10_000,
+      activityLogDeadLetter: './data/activity-dead-letter.jsonl',
+      activityLogDeadLetterMaxBytes: 64 * 1024 * 1024,
+      activityLogSpool: './data/activity-spool',
     });
     expect(config.sessionKeys).toHaveLength(1);
     expect(loadConfig({}).sessionKeys).not.toEqual(config.sessionKeys);
@@ -399,6 +404,7 @@ describe('loadConfig', () => {
       TRUST_PROXY: 'loopback',
       ALLOWED_ORIGINS: 'https://a.example',
     });
-    expect(config).toMatchObject({ production: true, devLogin: false, trustProxy: ['loopback'] });
+    // The drain is long enough in production for a balancer to notice /readyz.
+    expect(config).toMatchObject({ production: true, devLogin: false, trustProxy: ['loopback'], shutdownDrainMs: 5_000 });
   });
 });

@@ -302,4 +302,29 @@ describe('session control', () => {
     expect(sid).toMatch(/; samesite=lax/i);
     app.close();
   });
+
+  it('marks the cookies Secure in the composed service with NODE_ENV=production', async () => {
+    const svc = await startService({
+      NODE_ENV: 'production',
+      DEV_LOGIN: '0',
+      TRUST_PROXY: '127.0.0.1',
+      ALLOWED_ORIGINS: 'https://a.example',
+    });
+    // Production has no dev sign-in: a session signed with the service's key, seen long enough ago to be set again.
+    const at = Date.now() - 120_000;
+    const record = Buffer.from(JSON.stringify({ user: { id: '7' }, signedInAt: at, seenAt: at })).toString('base64');
+    const response = await svc.post(FIELD_PATH, form({ id: '1' }), {
+      cookie: signedCookie('cotizaciones.sid', record, SESSION_KEY),
+      headers: { 'x-forwarded-proto': 'https' },
+    });
+    await expectAnswer(response, 200, '{"ok":true}');
+    const setCookies = response.headers.getSetCookie();
+    expect(setCookies).toHaveLength(2);
+    for (const setCookie of setCookies) {
+      expect(setCookie).toMatch(/; secure/i);
+      expect(setCookie).toMatch(/; httponly/i);
+      expect(setCookie).toMatch(/; samesite=lax/i);
+    }
+    await svc.close();
+  });
 });

@@ -96,6 +96,20 @@ describe('TRUST_PROXY=127.0.0.2: headers only from that peer', () => {
     expect(await serverSpanOf(requestId)).toMatchObject({ traceId: FORGED_TRACE, parentSpanId: FORGED_SPAN, links: [] });
   });
 
+  // CONTRACT "Activity log": a request id from a header is validated before it is recorded (or sent as the key).
+  it.each([
+    ['a space', 'has space'],
+    ['129 characters', 'r'.repeat(129)],
+    ['an SQL fragment', "1'); DROP TABLE activity_log; --"],
+  ])("from the listed peer, an X-Request-Id off the pattern (%s): the service's own id, recorded and sent as the key", async (_, sent) => {
+    const received = svc.stub.received.length;
+    const { text, requestId, row } = await changeFrom(svc, cookie, '127.0.0.2', { 'x-request-id': sent });
+    expect(text).toBe('{"ok":true}');
+    expect(requestId).toMatch(UUID);
+    expect(row).toMatchObject({ request_id: requestId });
+    expect(svc.stub.received.slice(received).map((request) => request.headers['idempotency-key'])).toEqual([requestId]);
+  });
+
   it("X-Forwarded-Proto and X-Forwarded-Host make the service's own origin only from the listed peer", async () => {
     const headers = { origin: 'https://app.example.com', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'app.example.com' };
     expect((await changeFrom(svc, cookie, '127.0.0.3', headers)).text).toBe('{"ok":false,"msg":"Origen no permitido."}');
