@@ -121,7 +121,7 @@ export function createHttpServer(
           state.readMark = req.socket.bytesRead;
         });
       }
-      if (closeAfterAnswer) res.setHeader('Connection', 'close');
+      if (closeAfterAnswer) closeAfterLast(state?.responses ?? [res]);
       if (req.httpVersion === '1.1' && req.headers.host === undefined) {
         writeRefusal(res, 400);
         return;
@@ -153,9 +153,7 @@ export function createHttpServer(
     server,
     closeEachConnectionAfterItsAnswer() {
       closeAfterAnswer = true;
-      for (const state of sockets.values()) {
-        for (const res of state.responses) if (!res.headersSent) res.setHeader('Connection', 'close');
-      }
+      for (const state of sockets.values()) closeAfterLast(state.responses);
     },
     connections() {
       let count = 0;
@@ -178,3 +176,23 @@ export function createHttpServer(
     },
   };
 }
+
+/**
+ * Only the last answer of a connection says `Connection: close`: Node ends the connection after an
+ * answer that does, and the pipelined requests received behind it would go unanswered. An answer
+ * marked here as the last before another request came behind it is kept alive again (removing the
+ * header would also remove Node's own `keep-alive`); a `close` set for another reason stays.
+ */
+function closeAfterLast(responses: Iterable<ServerResponse>): void {
+  const pending = [...responses].filter((res) => !res.headersSent);
+  for (const res of pending.slice(0, -1)) {
+    if (markedLast.delete(res)) res.setHeader('Connection', 'keep-alive');
+  }
+  const last = pending.at(-1);
+  if (last && !last.hasHeader('Connection')) {
+    last.setHeader('Connection', 'close');
+    markedLast.add(last);
+  }
+}
+
+const markedLast = new WeakSet<ServerResponse>();
