@@ -163,6 +163,25 @@ describe('activity spool', () => {
     spool.close();
   });
 
+  it("a bound below one segment's size: once every entry is acknowledged, entries are taken again", async () => {
+    const dir = join(temporaryDir('spool-'), 'spool');
+    const line = Buffer.byteLength(entryLine(entries(1)[0]!));
+    // The default segment size (8 MiB) is far above this bound: the segment being written to never fills.
+    const spool = openSpool(dir, { maxBytes: line * 3 + 10, syncIntervalMs: 0 });
+    const tickets = appendAll(spool, entries(3));
+    const last = spool.append(entries(1, 4)[0]!);
+    expect(last).toEqual({ ok: false, reason: 'full' });
+    await new Promise((resolve) => setImmediate(resolve));
+    spool.acknowledge(tickets);
+    const next = spool.append(entries(1, 5)[0]!);
+    expect(next.ok).toBe(true);
+    if (next.ok) await next.written;
+    expect(spool.close()).toBe(1);
+    const after = openSpool(dir);
+    expect(ids(after.adopted)).toEqual([5n]);
+    after.close();
+  });
+
   it('rotates segments at their size and removes each rotated one once its entries are acknowledged', () => {
     const dir = join(temporaryDir('spool-'), 'spool');
     const line = Buffer.byteLength(entryLine(entries(1)[0]!));

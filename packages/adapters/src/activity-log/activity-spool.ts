@@ -104,6 +104,23 @@ export function openSpool(dir: string, options: SpoolOptions = {}): ActivitySpoo
     segment.remove();
     held.splice(held.indexOf(segment), 1);
   };
+  const room = () => maxBytes - heldBytes() - (batch?.bytes ?? 0);
+  /**
+   * Removes the segment being written to when every entry in it is done and nothing waits to be
+   * written to it: under a bound below `segmentBytes` it would never fill to leave, and its bytes would
+   * keep the spool full. True when removed.
+   */
+  const retireIdle = (): boolean => {
+    const idle = active;
+    if (!idle || batch || idle.pending > 0) return false;
+    active = undefined;
+    try {
+      retire(idle);
+      return true;
+    } catch {
+      return false;
+    }
+  };
   /** Writes the turn's lines in one go; a failed write leaves none of them (the segment keeps ending with a whole line). */
   const write = () => {
     const current = batch;
@@ -127,12 +144,11 @@ export function openSpool(dir: string, options: SpoolOptions = {}): ActivitySpoo
     unreadable,
     bytes: heldBytes,
     append(entry) {
-      const taken = heldBytes() + (batch?.bytes ?? 0);
       // No line fits (a bound of 0 spools nothing): not even built.
-      if (taken >= maxBytes) return { ok: false, reason: 'full' };
+      if (room() <= 0 && !retireIdle()) return { ok: false, reason: 'full' };
       const line = entryLine(entry);
       const bytes = Buffer.byteLength(line);
-      if (taken + bytes > maxBytes) return { ok: false, reason: 'full' };
+      if (bytes > room() && !(retireIdle() && bytes <= room())) return { ok: false, reason: 'full' };
       try {
         if (!active || active.bytes + (batch?.bytes ?? 0) >= segmentBytes) {
           write();
