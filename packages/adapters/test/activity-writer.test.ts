@@ -132,6 +132,34 @@ describe('the activity writer: one entry never blocks the others', () => {
   });
 });
 
+describe('the activity writer: a write whose outcome is unknown', () => {
+  it('a batch the store kept although its answer was lost (the connection dropped after the commit) is not written again: the store is asked first', async () => {
+    const rows: ActivityEntry[] = [];
+    let answersLost = 1;
+    const store: BoundedStore = {
+      write(batch) {
+        rows.push(...batch);
+        if (answersLost === 0) return Promise.resolve();
+        answersLost -= 1;
+        return Promise.reject(new ActivityStoreError('unavailable', 'ECONNRESET', 'Connection lost: The server closed the connection.'));
+      },
+      storedRequestIds(requestIds) {
+        const wanted = new Set(requestIds);
+        return Promise.resolve(new Set(rows.flatMap((row) => (row.requestId && wanted.has(row.requestId) ? [row.requestId] : []))));
+      },
+      ping: () => Promise.resolve(),
+      close: () => Promise.resolve(),
+    };
+    const { clock } = fakeClock();
+    const log = bufferedActivityLog(store, { clock, lingerMs: 0 });
+    const all = Array.from({ length: 5 }, (_, i) => sampleEntry({ entityId: BigInt(i + 1), requestId: `req-${i + 1}` }));
+    for (const entry of all) void log.record(entry);
+    await log.flush();
+    expect(ids(rows)).toEqual(ids(all));
+    expect(log.stats()).toMatchObject({ queued: 0, retried: 1 });
+  });
+});
+
 describe('the activity writer: a full disk', () => {
   it('after ENOSPC (SQLite: SQLITE_FULL) tries at most 1 s apart, sets nothing aside, and writes once space returns', async () => {
     const { store, batches, state } = failingStore(() => state.writes <= 30, 'SQLITE_FULL');

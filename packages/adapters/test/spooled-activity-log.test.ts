@@ -120,6 +120,30 @@ describe('the activity log over a spool', () => {
     expect(log.stats()).toMatchObject({ adopted: 10, adoptedFound: 4, written: 6 });
   });
 
+  it('a restart whose first write fails after the store was asked: the entries found then are still not written again', async () => {
+    const dir = spoolDir();
+    const { store, rows } = storeByRequestId();
+    const killed = openSpool(dir);
+    for (const entry of entries(10)) killed.append(entry);
+    killed.close();
+    rows.push(...entries(4));
+    // The store answers the lookup, then drops the write (unavailable): the batch is tried again.
+    let dropped = false;
+    const flaky: WritableStore = {
+      ...store,
+      write(batch) {
+        if (dropped) return store.write(batch);
+        dropped = true;
+        return Promise.reject(new ActivityStoreError('unavailable', 'ECONNRESET', 'connection lost'));
+      },
+    };
+
+    const log = bufferedActivityLog(flaky, { spool: openSpool(dir), retryMinMs: 1 });
+    await log.close(1_000);
+    expect(ids(rows)).toEqual(ids(entries(10)));
+    expect(log.stats()).toMatchObject({ adopted: 10, adoptedFound: 4, written: 6 });
+  });
+
   it('a channel that ends (the CLI) sets what it could not write aside in the dead-letter file, and leaves nothing in the spool', async () => {
     const dir = spoolDir();
     const { store, state } = storeByRequestId();

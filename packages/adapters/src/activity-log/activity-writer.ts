@@ -53,7 +53,8 @@ const SPLIT_AFTER_FAILURES = 2;
  *   behind it go on. It is tried again alone right after the store has written others, and only a
  *   failure then goes to `onUnwritable`: a store that answers pings but takes nothing (its table
  *   gone) sets nothing aside; the parked entries are written once it is back.
- * - Entries taken over from another process's spool are first looked up in the store by request id.
+ * - Entries the store may hold already (taken over from another process's spool, or in a write that
+ *   failed without a clear answer) are first looked up in the store by request id.
  */
 export function activityWriter(options: WriterOptions) {
   const { store, queue, clock, maxBatch, lingerMs, retryMinMs, retryMaxMs, spans, beforeWrite } = options;
@@ -69,12 +70,14 @@ export function activityWriter(options: WriterOptions) {
 
   const write = (entries: readonly ActivityEntry[]) => (spans ? spans.write(entries, () => store.write(entries)) : store.write(entries));
 
-  /** The batch's entries the store does not hold yet (only adopted entries are looked up). */
+  /**
+   * The batch's entries the store does not hold yet (only those it may hold are looked up). They stay
+   * marked until written: a failed write of the others, or a split, must not write them after all.
+   */
   async function unstored(batch: readonly QueuedEntry[]): Promise<QueuedEntry[]> {
-    const asked = batch.filter((item) => item.adopted && item.entry.requestId !== undefined);
+    const asked = batch.filter((item) => item.maybeStored && item.entry.requestId !== undefined);
     if (asked.length === 0 || !store.storedRequestIds) return [...batch];
     const held = await store.storedRequestIds(asked.map((item) => item.entry.requestId!));
-    for (const item of batch) item.adopted = false;
     return batch.filter((item) => item.entry.requestId === undefined || !held.has(item.entry.requestId));
   }
 
@@ -145,6 +148,8 @@ export function activityWriter(options: WriterOptions) {
           }
           continue;
         }
+        // No clear answer: the store may have kept the batch all the same (a connection lost after the commit).
+        for (const item of batch) item.maybeStored = true;
         failures += 1;
         options.onFailed(error, attempt + 1);
         // A full disk is the store's, whatever answers: never the entry's fault.

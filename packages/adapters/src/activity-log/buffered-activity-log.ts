@@ -36,7 +36,7 @@ export interface ActivityLogStats {
   readonly spoolSkipped: number;
   /** Entries taken over at start from segments a stopped process left. */
   readonly adopted: number;
-  /** Of those, entries the store already held: not written again. */
+  /** Entries the store already held when asked (taken over at start, or tried again after a write without a clear answer): not written again. */
   readonly adoptedFound: number;
   /** Entries left in the spool at close, for the next start. */
   readonly leftInSpool: number;
@@ -239,7 +239,8 @@ export function bufferedActivityLog(store: BoundedStore, options: BufferedActivi
   if (spool && spool.adopted.length > 0) {
     counts.adopted = spool.adopted.length;
     report({ kind: 'adopted', adopted: spool.adopted.length, unreadable: spool.unreadable });
-    for (const { entry, ticket } of spool.adopted) enqueue({ entry, bytes: Buffer.byteLength(entryLine(entry)), ticket, adopted: true });
+    for (const { entry, ticket } of spool.adopted)
+      enqueue({ entry, bytes: Buffer.byteLength(entryLine(entry)), ticket, maybeStored: true });
   }
 
   let lastWrite: Promise<SpoolWrite> | undefined;
@@ -281,7 +282,7 @@ export function bufferedActivityLog(store: BoundedStore, options: BufferedActivi
           written = lastWritten;
         } else spoolSkipped(appended.reason, appended.error, 1);
       }
-      enqueue({ entry, bytes: bytes || estimatedSize(entry), ticket, adopted: false });
+      enqueue({ entry, bytes: bytes || estimatedSize(entry), ticket, maybeStored: false });
       return written;
     },
     flush,
