@@ -61,7 +61,7 @@ export function activityWriter(options: WriterOptions) {
   let running = false;
   let stopped = false;
   let handedOver = false;
-  let writing: Promise<void> | undefined;
+  let writing: Promise<number> | undefined;
   let inFlight: readonly QueuedEntry[] = [];
   let idle: Array<() => void> = [];
   // Batches written so far: a parked entry is judged only after the store has written others since it stepped aside.
@@ -116,16 +116,18 @@ export function activityWriter(options: WriterOptions) {
       try {
         beforeWrite();
         inFlight = batch;
-        const fresh = await unstored(batch);
-        if (fresh.length > 0) {
-          writing = write(fresh.map((item) => item.entry));
-          await writing;
-        }
+        // The lookup is part of the write under way: a stop waits for both alike.
+        writing = (async () => {
+          const fresh = await unstored(batch);
+          if (fresh.length > 0) await write(fresh.map((item) => item.entry));
+          return fresh.length;
+        })();
+        const stored = await writing;
         writing = undefined;
         inFlight = [];
         if (handedOver) return;
         queue.remove(batch);
-        options.onWritten(batch, fresh.length);
+        options.onWritten(batch, stored);
         if (batch.every((item) => item.parkedAt === undefined)) batchesWritten += 1;
         attempt = 0;
         failures = 0;
