@@ -1,11 +1,27 @@
 import { appendFileSync, closeSync, readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { ActivityEntry } from '@cotizaciones/core';
-import { openSpool } from '../src/activity-log/activity-spool.js';
+import { openSpool, type ActivitySpool } from '../src/activity-log/activity-spool.js';
 import { entryLine } from '../src/activity-log/spool-segment.js';
+import type * as flock from '../src/fs/flock.js';
 import { sampleEntry } from '../src/testing/index.js';
 import { temporaryDirs } from '../src/testing/temporary-dir.js';
+
+/** What runs just before the next flock is taken: another process's step, interleaved there. */
+const beforeNextLock = vi.hoisted(() => ({ run: undefined as (() => void) | undefined }));
+vi.mock('../src/fs/flock.js', async (importOriginal) => {
+  const actual = await importOriginal<typeof flock>();
+  return {
+    ...actual,
+    tryLock: (fd: number, mode: 'shared' | 'exclusive') => {
+      const run = beforeNextLock.run;
+      beforeNextLock.run = undefined;
+      run?.();
+      return actual.tryLock(fd, mode);
+    },
+  };
+});
 
 const temporaryDir = temporaryDirs();
 const entries = (n: number, from = 1) =>
@@ -125,6 +141,28 @@ describe('activity spool', () => {
     expect(ids(third.adopted)).toEqual([3n]);
     third.close();
     live.close();
+  });
+
+  it('a process starting while another creates a segment (created, not yet locked) never leaves it writing to a removed file', async () => {
+    const dir = join(temporaryDir('spool-'), 'spool');
+    const writer = openSpool(dir, { syncIntervalMs: 0 });
+    let starter: ActivitySpool | undefined;
+    // The starting process finds the new, empty segment unlocked, takes it over and removes it.
+    beforeNextLock.run = () => {
+      starter = openSpool(dir);
+    };
+    const appended = writer.append(entries(1)[0]!);
+    expect(starter).toBeDefined();
+    starter?.close();
+    if (appended.ok) await appended.written;
+    const left = writer.close();
+    const next = openSpool(dir);
+    // Either the entry was not spooled (and the log knows it), or it is in a segment the next process finds.
+    if (appended.ok) {
+      expect(left).toBe(1);
+      expect(ids(next.adopted)).toEqual([1n]);
+    } else expect(appended.reason).toBe('failed');
+    next.close();
   });
 
   it('a torn last line (a write cut short by a crash) is skipped, not fatal, and cut off before anything is appended', () => {

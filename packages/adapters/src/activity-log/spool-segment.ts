@@ -45,9 +45,11 @@ export function entryLine(entry: ActivityEntry): string {
 /** Creates a segment for this process, locked; throws if it cannot. */
 export function createSegment(path: string): SpoolSegment {
   const fd = openSync(path, 'wx', 0o600);
-  if (!tryLock(fd, 'exclusive')) {
+  // Between the create and the lock, a starting process may take the empty file over and remove it:
+  // the lock is then on a file without a name, whose lines no one would ever find.
+  if (!tryLock(fd, 'exclusive') || !sameFile(fd, path)) {
     closeSync(fd);
-    throw new Error(`${path} is locked by another process`);
+    throw new Error(`${path} was taken over by another process before it was locked`);
   }
   return segment(path, fd, 0, 0, 0, new Set());
 }
