@@ -1,4 +1,4 @@
-import { appendFileSync, closeSync, readFileSync, readdirSync, readlinkSync } from 'node:fs';
+import { appendFileSync, closeSync, readFileSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import type { ActivityEntry } from '@cotizaciones/core';
@@ -52,6 +52,22 @@ function appendAll(spool: ReturnType<typeof openSpool>, list: readonly ActivityE
 }
 
 describe('activity spool', () => {
+  it('a done segment whose file is already gone (the folder emptied by hand) is let go, and the spool takes the next entries', async () => {
+    const dir = join(temporaryDir('spool-'), 'spool');
+    // Every append rotates: the previous segment, all acknowledged, is removed then.
+    const spool = openSpool(dir, { segmentBytes: 1 });
+    const [first] = entries(2);
+    const appended = spool.append(first!);
+    if (!appended.ok) throw new Error('not spooled');
+    await appended.written;
+    spool.acknowledge([appended.ticket]);
+    for (const name of segments(dir)) rmSync(join(dir, name));
+    const next = spool.append(entries(1, 2)[0]!);
+    expect(next.ok).toBe(true);
+    if (next.ok) expect(await next.written).toEqual({ kept: true, entries: 1 });
+    expect(spool.close()).toBe(1);
+  });
+
   it("writes the lines appended in one turn together at the turn's end, and settles their one promise then", async () => {
     const dir = join(temporaryDir('spool-'), 'spool');
     const spool = openSpool(dir);

@@ -200,8 +200,13 @@ function segment(path: string, fd: number, bytes: number, entries: number, ackno
       if (!open) return;
       open = false;
       // Unlinked while still locked: a process that opened it meanwhile finds it gone (sameFile).
-      unlinkSync(path);
-      closeSync(fd);
+      try {
+        unlinkSync(path);
+      } catch {
+        // Already gone (the folder emptied by hand), or left in place: every entry in it is acknowledged, so a next start removes it.
+      } finally {
+        closeSync(fd);
+      }
     },
     release() {
       if (!open) return;
