@@ -166,18 +166,22 @@ describe.skipIf(missing('php', phpAvailable()) || missing('redis-server and redi
             }
           };
           const readers = Array.from({ length: 4 }, reader);
-          const slot = await cluster.slotOf(keyOf(cookie));
-          const home = (await cluster.ownerOf(slot)).port;
-          // Each step waits for reads to have happened in the state it left (ASK while migrating, MOVED after).
-          const someReads = async () => {
-            const from = reads;
-            while (reads < from + 20) await new Promise((resolve) => setTimeout(resolve, 5));
-          };
-          const away = await cluster.migrateSlot(slot, someReads);
-          expect(away).not.toBe(home);
-          expect((await cluster.ownerOf(slot)).port).toBe(away);
-          await cluster.migrateSlot(slot, someReads);
-          moving = false;
+          try {
+            const slot = await cluster.slotOf(keyOf(cookie));
+            const home = (await cluster.ownerOf(slot)).port;
+            // Each step waits for reads to have happened in the state it left (ASK while migrating, MOVED after).
+            const someReads = async () => {
+              const from = reads;
+              while (reads < from + 20) await new Promise((resolve) => setTimeout(resolve, 5));
+            };
+            const away = await cluster.migrateSlot(slot, someReads);
+            expect(away).not.toBe(home);
+            expect((await cluster.ownerOf(slot)).port).toBe(away);
+            await cluster.migrateSlot(slot, someReads);
+          } finally {
+            // Whatever failed above, the readers end (a failed test must not leave them reading).
+            moving = false;
+          }
           await Promise.all(readers);
           await writeFile(stopFile, '');
           await exited;
@@ -363,19 +367,29 @@ describe.skipIf(missing('php', phpAvailable()) || missing('redis-server and redi
         }
       };
       const readers = Array.from({ length: 4 }, reader);
-      await cluster.kill(victim);
-      // Until the others vote the replica in (cluster-node-timeout 2 s), then the cluster whole again.
-      while ((await cluster.ownerOf(slot).catch(() => ({ port: victim }))).port === victim) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
+      let before = { ...outcomes };
+      try {
+        await cluster.kill(victim);
+        // Until the others vote the replica in (cluster-node-timeout 2 s), then the cluster whole again.
+        while ((await cluster.ownerOf(slot).catch(() => ({ port: victim }))).port === victim) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        await cluster.healthy();
+        before = { ...outcomes };
+      } finally {
+        // Whatever failed above, the readers end (a failed test must not leave them reading).
+        promoted = true;
       }
-      await cluster.healthy();
-      const before = { ...outcomes };
-      promoted = true;
       await Promise.all(readers);
       console.log(
         `[cluster failover] ${before.signedIn} reads signed in and ${before.unavailable} unavailable (503) until the replica took over; after: ${outcomes.signedIn - before.signedIn} signed in, ${outcomes.unavailable - before.unavailable} unavailable`,
       );
-      expect(outcomes.other).toEqual([]);
+      // Errors as name and message (and cause): an Error's own fields would show as {} in the failure.
+      const shown = (outcome: unknown): unknown =>
+        outcome instanceof Error
+          ? `${outcome.name}: ${outcome.message}${outcome.cause ? ` (${String(shown(outcome.cause))})` : ''}`
+          : outcome;
+      expect(outcomes.other.map(shown)).toEqual([]);
       // The last reads, on the promoted replica, all signed in.
       const last = await Promise.all(Array.from({ length: 20 }, () => adapter.sessionFor(cookie).currentUser()));
       expect(last.map((user) => user?.id)).toEqual(Array.from({ length: 20 }, () => '81'));
