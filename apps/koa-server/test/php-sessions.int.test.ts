@@ -303,7 +303,8 @@ function sessionSuite(
         ).toBe(true);
         expect(await until(async () => (await fetch(`${svc.url}/readyz`)).status === 200, 20_000)).toBe(true);
         expect(svc.logs.text()).not.toContain(idOf(cookie));
-      }, 60_000);
+        // Above the sum of its steps' own bounds (10 + 30 + 20 + 20 s): a slow step fails with its own message.
+      }, 120_000);
     }
   });
 }
