@@ -101,6 +101,9 @@ export async function redisClusterProcess(options: RedisClusterOptions = {}) {
         '',
         '--appendonly',
         'no',
+        // A replica's first sync starts at once, not after the 5 s a master waits for more replicas.
+        '--repl-diskless-sync-delay',
+        '0',
         ...auth,
       ],
       { stdio: 'ignore' },
@@ -138,6 +141,14 @@ export async function redisClusterProcess(options: RedisClusterOptions = {}) {
     throw new Error(`redis-cli --cluster create failed: ${created.stdout}${created.stderr}`);
   }
   await poll('cluster_state:ok on every node', healthy);
+  // A replica still in its first full sync holds nothing yet: promoted then, it would lose every key.
+  await poll('every replica in sync with its master', async () => {
+    const infos = await Promise.all(nodes.map((node) => command(node.port, 'INFO', 'replication') as Promise<string>));
+    const inSync = infos.filter(
+      (info) => info.includes('role:slave') && info.includes('master_link_status:up') && info.includes('master_sync_in_progress:0'),
+    );
+    return inSync.length === masters * replicas;
+  });
 
   /** The node id and port of each master, by its `CLUSTER NODES` line. */
   async function mastersNow(): Promise<{ id: string; port: number; slots: string[] }[]> {

@@ -352,7 +352,8 @@ describe.skipIf(missing('php', phpAvailable()) || missing('redis-server and redi
       const replicated = async () => {
         const info = String(await cluster.command(victim, 'INFO', 'replication'));
         const master = Number(/master_repl_offset:(\d+)/.exec(info)?.[1]);
-        const replica = Number(/slave0:[^\r\n]*offset=(\d+)/.exec(info)?.[1] ?? -1);
+        // A replica still in its first sync shows offset 0, as the master may too: online only.
+        const replica = Number(/slave0:[^\r\n]*state=online,[^\r\n]*offset=(\d+)/.exec(info)?.[1] ?? -1);
         return replica >= master;
       };
       while (!(await replicated())) await new Promise((resolve) => setTimeout(resolve, 50));
