@@ -105,15 +105,19 @@ describe('the activity log over a spool', () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
-  it('a process killed after the store took entries it had not yet acknowledged: the next start writes only the ones the store lacks', async () => {
+  /** As a killed process leaves it: 10 entries spooled, never acknowledged, the first 4 already in the store. */
+  const killedAfterFourStored = () => {
     const dir = spoolDir();
     const { store, rows } = storeByRequestId();
-    // As a killed process leaves it: entries spooled, never acknowledged, some already in the store.
     const killed = openSpool(dir);
     for (const entry of entries(10)) killed.append(entry);
     killed.close();
     rows.push(...entries(4));
+    return { dir, store, rows };
+  };
 
+  it('a process killed after the store took entries it had not yet acknowledged: the next start writes only the ones the store lacks', async () => {
+    const { dir, store, rows } = killedAfterFourStored();
     const log = bufferedActivityLog(store, { spool: openSpool(dir) });
     await log.close(1_000);
     expect(ids(rows)).toEqual(ids(entries(10)));
@@ -121,12 +125,7 @@ describe('the activity log over a spool', () => {
   });
 
   it('a restart whose first write fails after the store was asked: the entries found then are still not written again', async () => {
-    const dir = spoolDir();
-    const { store, rows } = storeByRequestId();
-    const killed = openSpool(dir);
-    for (const entry of entries(10)) killed.append(entry);
-    killed.close();
-    rows.push(...entries(4));
+    const { dir, store, rows } = killedAfterFourStored();
     // The store answers the lookup, then drops the write (unavailable): the batch is tried again.
     let dropped = false;
     const flaky: WritableStore = {
