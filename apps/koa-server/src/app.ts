@@ -108,7 +108,14 @@ export function createApp(options: AppOptions, deps: AppDeps): Koa<RequestState>
   }
   // Only where the service keeps its own sessions: with the PHP app's, sign-in is the PHP app's.
   if (options.devLogin && sessions.dev) {
-    mountDevRoutes(router, { prefix: options.basePath, guard: sameSite, session: sessions, signing: sessions.dev, limits, activity: deps.activity });
+    mountDevRoutes(router, {
+      prefix: options.basePath,
+      guard: sameSite,
+      session: sessions,
+      signing: sessions.dev,
+      limits,
+      activity: deps.activity,
+    });
   }
 
   const endpointPaths = new Map(operations.map((operation) => [`${options.basePath}${operation.webPath}`, operation.name]));
