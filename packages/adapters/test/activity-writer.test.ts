@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ActivityEntry } from '@cotizaciones/core';
-import { ActivityStoreError, bufferedActivityLog, type ActivityLogProblem, type DeadLetter } from '../src/index.js';
+import { ActivityStoreError, bufferedActivityLog, type DeadLetter } from '../src/index.js';
 import type { Clock } from '../src/activity-log/clock.js';
 import type { BoundedStore } from '../src/activity-log/buffered-activity-log.js';
 import { sampleEntry } from '../src/testing/index.js';
@@ -129,61 +129,6 @@ describe('the activity writer: one entry never blocks the others', () => {
     expect(ids(batches.flat())).toEqual(ids(all));
     expect(kept).toEqual([]);
     expect(Math.max(...slept)).toBeGreaterThanOrEqual(25_600);
-  });
-});
-
-describe('the activity writer: a write whose outcome is unknown', () => {
-  it('a batch the store kept although its answer was lost (the connection dropped after the commit) is not written again: the store is asked first', async () => {
-    const rows: ActivityEntry[] = [];
-    let answersLost = 1;
-    const store: BoundedStore = {
-      write(batch) {
-        rows.push(...batch);
-        if (answersLost === 0) return Promise.resolve();
-        answersLost -= 1;
-        return Promise.reject(new ActivityStoreError('unavailable', 'ECONNRESET', 'Connection lost: The server closed the connection.'));
-      },
-      storedRequestIds(requestIds) {
-        const wanted = new Set(requestIds);
-        return Promise.resolve(new Set(rows.flatMap((row) => (row.requestId && wanted.has(row.requestId) ? [row.requestId] : []))));
-      },
-      ping: () => Promise.resolve(),
-      close: () => Promise.resolve(),
-    };
-    const { clock } = fakeClock();
-    const log = bufferedActivityLog(store, { clock, lingerMs: 0 });
-    const all = Array.from({ length: 5 }, (_, i) => sampleEntry({ entityId: BigInt(i + 1), requestId: `req-${i + 1}` }));
-    for (const entry of all) void log.record(entry);
-    await log.flush();
-    expect(ids(rows)).toEqual(ids(all));
-    expect(log.stats()).toMatchObject({ queued: 0, retried: 1 });
-  });
-
-  it('a stop while the store is being asked before a retry waits for that retry as for a write under way', async () => {
-    const rows: ActivityEntry[] = [];
-    let answersLost = 1;
-    const store: BoundedStore = {
-      write(batch) {
-        if (answersLost > 0) {
-          answersLost -= 1;
-          return Promise.reject(new ActivityStoreError('unavailable', 'ECONNRESET', 'Connection lost: The server closed the connection.'));
-        }
-        rows.push(...batch);
-        return Promise.resolve();
-      },
-      // A slow lookup: the stop comes while it is under way.
-      storedRequestIds: () => new Promise((resolve) => setTimeout(() => resolve(new Set()), 200)),
-      ping: () => Promise.resolve(),
-      close: () => Promise.resolve(),
-    };
-    const problems: ActivityLogProblem[] = [];
-    const log = bufferedActivityLog(store, { lingerMs: 0, onProblem: (problem) => problems.push(problem) });
-    const all = Array.from({ length: 3 }, (_, i) => sampleEntry({ entityId: BigInt(i + 1), requestId: `req-${i + 1}` }));
-    for (const entry of all) void log.record(entry);
-    await log.close(50);
-    expect(ids(rows)).toEqual(ids(all));
-    expect(log.stats()).toMatchObject({ written: 3, queued: 0 });
-    expect(problems.filter((problem) => problem.kind === 'unwritten-at-close')).toEqual([]);
   });
 });
 

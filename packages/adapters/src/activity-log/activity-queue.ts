@@ -8,10 +8,7 @@ export interface QueuedEntry {
   readonly bytes: number;
   /** Where the spool holds it; undefined when the spool could not take it (memory is then its only copy). */
   readonly ticket: SpoolTicket | undefined;
-  /**
-   * The store may hold it already: taken over from another process's spool, or in a write that failed
-   * without a clear answer (a connection lost after the commit). The store is asked first.
-   */
+  /** Taken over from another process's spool: the store may hold it already, and is asked first. */
   maybeStored: boolean;
   /**
    * Set when the entry failed alone while the store answered: it steps out of the batches (the writer's

@@ -53,8 +53,8 @@ const SPLIT_AFTER_FAILURES = 2;
  *   behind it go on. It is tried again alone right after the store has written others, and only a
  *   failure then goes to `onUnwritable`: a store that answers pings but takes nothing (its table
  *   gone) sets nothing aside; the parked entries are written once it is back.
- * - Entries the store may hold already (taken over from another process's spool, or in a write that
- *   failed without a clear answer) are first looked up in the store by request id.
+ * - Entries taken over from another process's spool are first looked up in the store by request id,
+ *   before every try until they are written.
  */
 export function activityWriter(options: WriterOptions) {
   const { store, queue, clock, maxBatch, lingerMs, retryMinMs, retryMaxMs, spans, beforeWrite } = options;
@@ -150,8 +150,6 @@ export function activityWriter(options: WriterOptions) {
           }
           continue;
         }
-        // No clear answer: the store may have kept the batch all the same (a connection lost after the commit).
-        for (const item of batch) item.maybeStored = true;
         failures += 1;
         options.onFailed(error, attempt + 1);
         // A full disk is the store's, whatever answers: never the entry's fault.

@@ -36,7 +36,7 @@ export interface ActivityLogStats {
   readonly spoolSkipped: number;
   /** Entries taken over at start from segments a stopped process left. */
   readonly adopted: number;
-  /** Entries the store already held when asked (taken over at start, or tried again after a write without a clear answer): not written again. */
+  /** Of those, entries the store already held: not written again. */
   readonly adoptedFound: number;
   /** Entries left in the spool at close, for the next start. */
   readonly leftInSpool: number;
