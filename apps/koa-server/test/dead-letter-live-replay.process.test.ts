@@ -63,8 +63,13 @@ describe.skipIf(missing('PostgreSQL (TEST_POSTGRES_URL)', url))(
           env: { PATH: process.env.PATH, ACTIVITY_LOG_URL: target, ACTIVITY_LOG_TABLE: taking },
         });
       let requesting = true;
+      // The second half of the requests waits for a first replay to end: a second one then runs beside
+      // them, however fast the first half went.
+      let firstReplayDone!: () => void;
+      const firstReplay = new Promise<void>((resolve) => (firstReplayDone = resolve));
       const requests = (async () => {
         for (let id = 1; id <= REQUESTS; id += 1) {
+          if (id === REQUESTS / 2 + 1) await firstReplay;
           await expectAnswer(
             await fetch(`${server.url}${FIELD_PATH}`, {
               method: 'POST',
@@ -81,6 +86,7 @@ describe.skipIf(missing('PostgreSQL (TEST_POSTGRES_URL)', url))(
       while (requesting) {
         await replay();
         replays += 1;
+        firstReplayDone();
       }
       await requests;
       server.child.kill('SIGTERM');
