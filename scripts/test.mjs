@@ -5,8 +5,8 @@
 //   3. the slow tier (the built programs as child processes, the browser), one package at a time,
 //      alone on the machine: its tests start servers, nginx, php-fpm and Chromium.
 // `npm run test:fast` (argument `fast`) runs the unit tier alone: in-process, no service needed.
-// Output streams as tests finish; the lines naming a failed test are repeated at the end, where a
-// log cut to its tail (CI's) still shows them.
+// Output streams as tests finish; the lines naming a failed test, with the first lines of its error,
+// are repeated at the end, where a log cut to its tail (CI's) still shows them.
 import { spawn, spawnSync } from 'node:child_process';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -43,24 +43,31 @@ if (!fastOnly) {
   });
   if (check.status !== 0) failed.push('format check');
 }
-const failedTests = new Set();
+/** Each failed test's `FAIL` line, and the lines that follow it in its task's output (the error). */
+const failedTests = new Map();
+const ERROR_LINES = 8;
 for (const [name, args] of phases) {
   console.log(`\ntest: ${name}`);
   const status = await runStreaming(turbo, ['run', ...args, '--continue', '--log-order=stream', '--output-logs=new-only']);
   if (status !== 0) failed.push(name);
 }
 const seconds = Math.round((performance.now() - started) / 1000);
-for (const line of failedTests) console.log(`test: failed: ${line}`);
+for (const [line, error] of failedTests) {
+  console.log(`test: failed: ${line}`);
+  for (const errorLine of error) console.log(`test:   ${errorLine}`);
+}
 console.log(
   `\ntest: ${failed.length === 0 ? 'every tier passed' : `failed in: ${failed.join(', ')}`} (${Math.floor(seconds / 60)} min ${seconds % 60} s)`,
 );
 process.exit(failed.length === 0 ? 0 : 1);
 
-/** Runs a command with its output passed through as it comes, keeping vitest's `FAIL` lines. */
+/** Runs a command with its output passed through as it comes, keeping vitest's `FAIL` lines and what follows them. */
 function runStreaming(command, args) {
   return new Promise((resolve) => {
     const child = spawn(command, args, { cwd: root, env, stdio: ['inherit', 'pipe', 'inherit'] });
     let partial = '';
+    // By turbo's task prefix: the error lines still to keep of the last failed test in that task.
+    const errors = new Map();
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (chunk) => {
       process.stdout.write(chunk);
@@ -69,7 +76,16 @@ function runStreaming(command, args) {
       for (const line of lines) {
         // eslint-disable-next-line no-control-regex -- the colours vitest and turbo print
         const plain = line.replace(/\u001b\[[0-9;]*m/g, '');
-        if (/\bFAIL\b/.test(plain)) failedTests.add(plain.trim());
+        const [, task = '', text = plain] = /^(\S+:\s)?(.*)$/.exec(plain) ?? [];
+        if (/\bFAIL\b/.test(text)) {
+          const error = failedTests.get(plain.trim()) ?? [];
+          failedTests.set(plain.trim(), error);
+          if (error.length < ERROR_LINES) errors.set(task, error);
+        } else if (errors.has(task) && text.trim() !== '') {
+          const error = errors.get(task);
+          error.push(text.trim());
+          if (error.length >= ERROR_LINES) errors.delete(task);
+        }
       }
     });
     child.on('close', (code) => resolve(code ?? 1));
