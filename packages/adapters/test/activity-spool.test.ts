@@ -1,4 +1,4 @@
-import { appendFileSync, closeSync, readFileSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
+import { appendFileSync, closeSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import type { ActivityEntry } from '@cotizaciones/core';
@@ -204,6 +204,26 @@ describe('activity spool', () => {
     expect(ids(third.adopted)).toEqual([2n]);
     expect(third.unreadable).toBe(0);
     third.close();
+  });
+
+  it('an unreadable entry line in the middle moves no acknowledgement onto another entry; it counts as done, so its segment still ends', () => {
+    const dir = join(temporaryDir('spool-'), 'spool');
+    const first = openSpool(dir);
+    const tickets = appendAll(first, entries(4));
+    first.acknowledge([tickets[2]!]);
+    first.close();
+    const [name] = segments(dir);
+    const path = join(dir, name!);
+    // The first entry's line becomes one no reader can take (a hand edit, or a later release's record).
+    const lines = readFileSync(path, 'utf8').split('\n');
+    writeFileSync(path, ['{"e":{"unknown":true}}', ...lines.slice(1)].join('\n'));
+
+    const second = openSpool(dir);
+    expect(ids(second.adopted)).toEqual([2n, 4n]);
+    expect(second.unreadable).toBe(1);
+    second.acknowledge(second.adopted.map(({ ticket }) => ticket));
+    second.close();
+    expect(segments(dir)).toEqual([]);
   });
 
   it('past its bound takes no more entries, and takes them again once acknowledged ones leave', () => {

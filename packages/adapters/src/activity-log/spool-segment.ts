@@ -74,7 +74,7 @@ export function adoptSegment(path: string): { segment: SpoolSegment; pending: Sp
       return undefined;
     }
     const content = readFileSync(fd);
-    const { entries, acknowledged, done, unreadable, complete } = readSegment(content);
+    const { entries, positions, acknowledged, done, unreadable, complete } = readSegment(content);
     let bytes = content.length;
     if (complete < content.length) {
       // A torn last line: cut it off, so an acknowledgement appended later starts on a line of its own.
@@ -82,7 +82,7 @@ export function adoptSegment(path: string): { segment: SpoolSegment; pending: Sp
       bytes = complete;
     }
     const pending = entries.filter(({ index }) => index >= acknowledged && !done.has(index));
-    const adopted = segment(path, fd, bytes, entries.length, acknowledged, done);
+    const adopted = segment(path, fd, bytes, positions, acknowledged, done);
     return { segment: adopted, pending, unreadable };
   } catch (error) {
     closeSync(fd);
@@ -90,9 +90,16 @@ export function adoptSegment(path: string): { segment: SpoolSegment; pending: Sp
   }
 }
 
-/** What a segment's bytes hold: its entry lines in order, which are acknowledged (a prefix, and others), and how many bytes end with a whole line. */
+/**
+ * What a segment's bytes hold: its entry lines in order, which are acknowledged (a prefix, and
+ * others), and how many bytes end with a whole line. An entry's index is its line's place among the
+ * lines that are not acknowledgements, readable or not, as the writing process counted them: one
+ * unreadable line (a hand edit, a record a later release wrote) must not move the acknowledgements
+ * of the lines after it onto their neighbours. `positions` counts those lines.
+ */
 export function readSegment(content: Buffer): {
   entries: SpooledEntry[];
+  positions: number;
   acknowledged: number;
   done: Set<number>;
   unreadable: number;
@@ -100,33 +107,47 @@ export function readSegment(content: Buffer): {
 } {
   const entries: SpooledEntry[] = [];
   const done = new Set<number>();
+  let positions = 0;
   let acknowledged = 0;
   let unreadable = 0;
   const complete = content.lastIndexOf(0x0a) + 1;
   const text = content.subarray(0, complete).toString('utf8');
   for (const line of text.split('\n')) {
     if (line === '') continue;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(line);
-    } catch {
-      unreadable += 1;
-      continue;
-    }
-    const record = parsed as { e?: unknown; ack?: unknown; done?: unknown };
-    if (typeof record.ack === 'number') {
+    if (line.startsWith(ACK_LINE_START)) {
+      const record = parsed(line) as { ack?: unknown; done?: unknown } | undefined;
+      if (typeof record?.ack !== 'number') {
+        unreadable += 1;
+        continue;
+      }
       acknowledged = Math.max(acknowledged, record.ack);
       if (Array.isArray(record.done)) for (const index of record.done) if (typeof index === 'number') done.add(index);
       continue;
     }
-    const entry = entryOfRecord(record.e);
-    if (entry) entries.push({ entry, index: entries.length });
-    else unreadable += 1;
+    const index = positions;
+    positions += 1;
+    const entry = entryOfRecord((parsed(line) as { e?: unknown } | undefined)?.e);
+    if (entry) entries.push({ entry, index });
+    else {
+      // Nothing can forward it: done, so the segment can still end (the count goes to the log).
+      unreadable += 1;
+      done.add(index);
+    }
   }
   if (complete < content.length) unreadable += 1;
-  acknowledged = Math.min(acknowledged, entries.length);
-  for (const index of done) if (index < acknowledged || index >= entries.length) done.delete(index);
-  return { entries, acknowledged, done, unreadable, complete };
+  acknowledged = Math.min(acknowledged, positions);
+  for (const index of done) if (index < acknowledged || index >= positions) done.delete(index);
+  return { entries, positions, acknowledged, done, unreadable, complete };
+}
+
+const ACK_LINE_START = '{"ack":';
+
+function parsed(line: string): unknown {
+  try {
+    return JSON.parse(line);
+  } catch {
+    return undefined;
+  }
 }
 
 function segment(path: string, fd: number, bytes: number, entries: number, acknowledged: number, done: Set<number>): SpoolSegment {
@@ -181,7 +202,7 @@ function segment(path: string, fd: number, bytes: number, entries: number, ackno
       const beyond = fresh.filter((index) => index >= prefix);
       if ((prefix > committed || beyond.length > 0) && open) {
         try {
-          write(beyond.length > 0 ? `{"ack":${prefix},"done":[${beyond.join(',')}]}\n` : `{"ack":${prefix}}\n`);
+          write(beyond.length > 0 ? `${ACK_LINE_START}${prefix},"done":[${beyond.join(',')}]}\n` : `${ACK_LINE_START}${prefix}}\n`);
           committed = prefix;
           fresh = [];
         } catch {
