@@ -105,6 +105,30 @@ describe('the activity log over a spool', () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
+  it('entries taken over past the queue bound wait in the spool and join the queue as it has room: all written, none set aside', async () => {
+    const dir = spoolDir();
+    const { store, rows, state } = storeByRequestId();
+    const { deadLetter, kept } = memoryDeadLetter();
+    state.down = true;
+    const first = bufferedActivityLog(store, { spool: openSpool(dir), deadLetter, retryMinMs: 5 });
+    await recordAll(first, entries(50));
+    await first.close(20);
+    expect(first.stats()).toMatchObject({ leftInSpool: 50 });
+
+    // A stop before the store comes back: what waited in the spool is still there.
+    const second = bufferedActivityLog(store, { spool: openSpool(dir), deadLetter, maxQueue: 10, retryMinMs: 5 });
+    await second.close(20);
+    expect(second.stats()).toMatchObject({ adopted: 50, written: 0, leftInSpool: 50 });
+
+    state.down = false;
+    const third = bufferedActivityLog(store, { spool: openSpool(dir), deadLetter, maxQueue: 10, maxBatch: 4 });
+    await third.close(5_000);
+    expect(kept).toEqual([]);
+    expect(ids(rows)).toEqual(ids(entries(50)));
+    expect(third.stats()).toMatchObject({ adopted: 50, written: 50, leftInSpool: 0 });
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
   /** As a killed process leaves it: 10 entries spooled, never acknowledged, the first 4 already in the store. */
   const killedAfterFourStored = () => {
     const dir = spoolDir();

@@ -126,7 +126,8 @@ export type BoundedStore = WritableStore & { readonly maxBatchBytes?: () => numb
  *
  * A store that is unavailable is retried with backoff; meanwhile the queue holds `maxQueue` entries
  * and `maxQueueBytes`, and what does not fit goes to the dead-letter file, for the replay command.
- * Entries a stopped process left in the spool are forwarded first, each once (looked up by request id).
+ * Entries a stopped process left in the spool are forwarded each once (looked up by request id), as
+ * the queue has room: the others wait in the spool, not in the dead-letter file.
  */
 export function bufferedActivityLog(store: BoundedStore, options: BufferedActivityLogOptions = {}): BufferedActivityLog {
   const maxQueue = options.maxQueue ?? 10_000;
@@ -176,6 +177,20 @@ export function bufferedActivityLog(store: BoundedStore, options: BufferedActivi
     });
   };
 
+  // Entries taken over from the spool join the queue as it has room; the others wait in the spool,
+  // never set aside for want of room (a stop leaves them there for the next start).
+  const adopted = spool?.adopted ?? [];
+  let nextAdopted = 0;
+  const takeAdopted = () => {
+    while (nextAdopted < adopted.length && !closing) {
+      const { entry, ticket } = adopted[nextAdopted]!;
+      const bytes = Buffer.byteLength(entryLine(entry));
+      if (queue.length > 0 && queue.full(bytes)) return;
+      queue.push({ entry, bytes, ticket, maybeStored: true });
+      nextAdopted += 1;
+    }
+  };
+
   const writer = activityWriter({
     store,
     queue,
@@ -191,16 +206,19 @@ export function bufferedActivityLog(store: BoundedStore, options: BufferedActivi
       counts.written += stored;
       counts.adoptedFound += batch.length - stored;
       acknowledge(batch);
+      takeAdopted();
     },
     onRefused(item, error) {
       report({ kind: 'refused', error, entry: refOf(item.entry) });
       void setAside(item, { code: error.code, reason: error.message }, { refused: true, bounded: true });
+      takeAdopted();
     },
     onUnwritable(item, error) {
       report({ kind: 'unwritable', error, entry: refOf(item.entry) });
       const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : 'UNKNOWN';
       const reason = `not written alone while the entries behind it were: ${error instanceof Error ? error.message : String(error)}`;
       void setAside(item, { code, reason }, { refused: true, bounded: true });
+      takeAdopted();
     },
     onFailed(error, attempt) {
       counts.retried += 1;
@@ -239,8 +257,8 @@ export function bufferedActivityLog(store: BoundedStore, options: BufferedActivi
   if (spool && spool.adopted.length > 0) {
     counts.adopted = spool.adopted.length;
     report({ kind: 'adopted', adopted: spool.adopted.length, unreadable: spool.unreadable });
-    for (const { entry, ticket } of spool.adopted)
-      enqueue({ entry, bytes: Buffer.byteLength(entryLine(entry)), ticket, maybeStored: true });
+    takeAdopted();
+    writer.wake();
   }
 
   let lastWrite: Promise<SpoolWrite> | undefined;
