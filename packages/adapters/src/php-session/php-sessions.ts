@@ -184,9 +184,11 @@ export function phpSessions(options: PhpSessionsOptions): PhpSessionStore {
       }
     } catch (error) {
       // The request was answered from a good read: a failed touch is logged, not turned into a 503.
-      // The code only: a file error's message carries the path, and so the id.
-      const code = (error as NodeJS.ErrnoException).code;
-      report({ kind: 'touch-failed', sessionHash: sessionIdHash(id), detail: code ?? (error as Error).message });
+      // The stores' own words name the reason and never the id; of any other error the code only (a
+      // file error's message carries the path, and so the id).
+      const detail =
+        error instanceof SessionUnavailableError ? error.message : ((error as NodeJS.ErrnoException).code ?? (error as Error).message);
+      report({ kind: 'touch-failed', sessionHash: sessionIdHash(id), detail });
     }
   }
 
