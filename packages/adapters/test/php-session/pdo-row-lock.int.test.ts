@@ -188,7 +188,7 @@ describe.each<[SqlEngine, string | undefined]>([
       expect(Date.now() - started).toBeLessThan(15_000);
       // The store's reason, not only that it failed.
       expect(problems).toEqual([
-        expect.objectContaining({ kind: 'touch-failed', detail: expect.stringMatching(/^the PHP session table .+: .+/) }),
+        expect.objectContaining({ kind: 'touch-failed', detail: expect.stringMatching(/^the PHP session table .+: .+/) as string }),
       ]);
       expect(JSON.stringify(problems)).not.toContain(id);
       // Still PHP's: nothing changed yet, the service's UPDATE waiting in the database.
