@@ -226,6 +226,34 @@ describe('activity spool', () => {
     expect(segments(dir)).toEqual([]);
   });
 
+  it("an acknowledgement line damaged at its start is skipped without taking an entry's place", async () => {
+    const dir = join(temporaryDir('spool-'), 'spool');
+    const first = openSpool(dir);
+    /** Appends the entries and waits until their turn's line are written. */
+    const appendWritten = async (list: readonly ActivityEntry[]) => {
+      const tickets = appendAll(first, list);
+      await new Promise((resolve) => setImmediate(resolve));
+      return tickets;
+    };
+    // The file: e1, e2, {"ack":1}, e3, e4, {"ack":1,"done":[3]}.
+    const [one] = await appendWritten(entries(2));
+    first.acknowledge([one!]);
+    const [, four] = await appendWritten(entries(2, 3));
+    first.acknowledge([four!]);
+    first.close();
+    const [name] = segments(dir);
+    const path = join(dir, name!);
+    const lines = readFileSync(path, 'utf8').split('\n');
+    expect(lines.map((line) => line.slice(0, 7))).toEqual(['{"e":{"', '{"e":{"', '{"ack":', '{"e":{"', '{"e":{"', '{"ack":', '']);
+    lines[2] = `\u0000${lines[2]!.slice(1)}`;
+    writeFileSync(path, lines.join('\n'));
+
+    const second = openSpool(dir);
+    expect(ids(second.adopted)).toEqual([2n, 3n]);
+    expect(second.unreadable).toBe(1);
+    second.close();
+  });
+
   it('past its bound takes no more entries, and takes them again once acknowledged ones leave', () => {
     const dir = join(temporaryDir('spool-'), 'spool');
     const line = Buffer.byteLength(entryLine(entries(1)[0]!));

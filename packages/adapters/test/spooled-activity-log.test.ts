@@ -105,7 +105,7 @@ describe('the activity log over a spool', () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
-  it('entries taken over past the queue bound wait in the spool and join the queue as it has room: all written, none set aside', async () => {
+  it('entries taken over past half the queue bound wait in the spool and join the queue as it has room: all written, none set aside, new ones included', async () => {
     const dir = spoolDir();
     const { store, rows, state } = storeByRequestId();
     const { deadLetter, kept } = memoryDeadLetter();
@@ -120,12 +120,15 @@ describe('the activity log over a spool', () => {
     await second.close(20);
     expect(second.stats()).toMatchObject({ adopted: 50, written: 0, leftInSpool: 50 });
 
+    // Back up: taken-over entries fill at most half the queue, so new entries meanwhile are queued, not set aside.
     state.down = false;
     const third = bufferedActivityLog(store, { spool: openSpool(dir), deadLetter, maxQueue: 10, maxBatch: 4 });
+    expect(third.stats().queued).toBe(50);
+    await recordAll(third, entries(5, 51));
     await third.close(5_000);
     expect(kept).toEqual([]);
-    expect(ids(rows)).toEqual(ids(entries(50)));
-    expect(third.stats()).toMatchObject({ adopted: 50, written: 50, leftInSpool: 0 });
+    expect(ids(rows).sort((a, b) => Number(a - b))).toEqual(ids(entries(55)));
+    expect(third.stats()).toMatchObject({ adopted: 50, written: 55, spilled: 0, queued: 0, leftInSpool: 0 });
     expect(readdirSync(dir)).toEqual([]);
   });
 

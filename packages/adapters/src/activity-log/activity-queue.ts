@@ -23,8 +23,8 @@ export interface QueuedEntry {
  */
 export interface ActivityQueue {
   readonly length: number;
-  /** Whether one more entry of `bytes` would pass a bound. */
-  full(bytes: number): boolean;
+  /** Whether one more entry of `bytes` would pass a bound, or `share` of it (0 to 1). */
+  full(bytes: number, share?: number): boolean;
   push(item: QueuedEntry): void;
   /** The first entries not parked, at most `maxEntries` and `maxBytes` (always at least one, if any), from index `from`. */
   head(maxEntries: number, maxBytes: number, from?: number): QueuedEntry[];
@@ -43,7 +43,7 @@ export function activityQueue(maxEntries: number, maxBytes: number): ActivityQue
     get length() {
       return items.length;
     },
-    full: (size) => items.length >= maxEntries || bytes + size > maxBytes,
+    full: (size, share = 1) => items.length >= maxEntries * share || bytes + size > maxBytes * share,
     push(item) {
       items.push(item);
       bytes += item.bytes;

@@ -21,6 +21,7 @@ export interface ActivityLogStats {
    * past the queue's bound while it was down, or still queued when a channel that must exit closed.
    */
   readonly spilled: number;
+  /** Entries waiting to be written: in the queue, and those taken over from the spool still waiting there. */
   readonly queued: number;
   /** Entries the store refused (or could not take alone while others were written), set aside in the dead-letter file. */
   readonly deadLettered: number;
@@ -127,7 +128,7 @@ export type BoundedStore = WritableStore & { readonly maxBatchBytes?: () => numb
  * A store that is unavailable is retried with backoff; meanwhile the queue holds `maxQueue` entries
  * and `maxQueueBytes`, and what does not fit goes to the dead-letter file, for the replay command.
  * Entries a stopped process left in the spool are forwarded each once (looked up by request id), as
- * the queue has room: the others wait in the spool, not in the dead-letter file.
+ * half the queue has room: the others wait in the spool, not in the dead-letter file.
  */
 export function bufferedActivityLog(store: BoundedStore, options: BufferedActivityLogOptions = {}): BufferedActivityLog {
   const maxQueue = options.maxQueue ?? 10_000;
@@ -177,15 +178,16 @@ export function bufferedActivityLog(store: BoundedStore, options: BufferedActivi
     });
   };
 
-  // Entries taken over from the spool join the queue as it has room; the others wait in the spool,
-  // never set aside for want of room (a stop leaves them there for the next start).
+  // Entries taken over from the spool join the queue while it is less than half full; the others
+  // wait in the spool, never set aside for want of room (a stop leaves them there for the next
+  // start). The other half is the new entries': they have no other copy in memory to wait in.
   const adopted = spool?.adopted ?? [];
   let nextAdopted = 0;
   const takeAdopted = () => {
     while (nextAdopted < adopted.length && !closing) {
       const { entry, ticket } = adopted[nextAdopted]!;
       const bytes = Buffer.byteLength(entryLine(entry));
-      if (queue.length > 0 && queue.full(bytes)) return;
+      if (queue.length > 0 && queue.full(bytes, ADOPTED_SHARE)) return;
       queue.push({ entry, bytes, ticket, maybeStored: true });
       nextAdopted += 1;
     }
@@ -304,7 +306,8 @@ export function bufferedActivityLog(store: BoundedStore, options: BufferedActivi
       return written;
     },
     flush,
-    stats: () => ({ ...counts, ...router.counts, queued: queue.length }),
+    // Entries taken over that still wait in the spool are waiting to be written too.
+    stats: () => ({ ...counts, ...router.counts, queued: queue.length + adopted.length - nextAdopted }),
     async close(timeoutMs = 10_000) {
       let timer: NodeJS.Timeout | undefined;
       const deadline = new Promise<void>((resolve) => {
@@ -349,6 +352,8 @@ export function bufferedActivityLog(store: BoundedStore, options: BufferedActivi
 }
 
 const IN_FLIGHT_GRACE_MS = 1_000;
+/** The part of the queue's bounds that entries taken over from the spool may fill. */
+const ADOPTED_SHARE = 0.5;
 
 /** Whether the spool holds the entry: its line was written (a disk error may have refused its turn's write). */
 const inSpool = (item: QueuedEntry) => item.ticket !== undefined && !item.ticket.lost;

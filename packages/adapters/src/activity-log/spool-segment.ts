@@ -114,19 +114,17 @@ export function readSegment(content: Buffer): {
   const text = content.subarray(0, complete).toString('utf8');
   for (const line of text.split('\n')) {
     if (line === '') continue;
-    if (line.startsWith(ACK_LINE_START)) {
-      const record = parsed(line) as { ack?: unknown; done?: unknown } | undefined;
-      if (typeof record?.ack !== 'number') {
-        unreadable += 1;
-        continue;
-      }
-      acknowledged = Math.max(acknowledged, record.ack);
-      if (Array.isArray(record.done)) for (const index of record.done) if (typeof index === 'number') done.add(index);
+    const record = parsed(line);
+    if (record === undefined ? isDamagedAck(line) : typeof record.ack === 'number') {
+      if (typeof record?.ack === 'number') {
+        acknowledged = Math.max(acknowledged, record.ack);
+        if (Array.isArray(record.done)) for (const index of record.done) if (typeof index === 'number') done.add(index);
+      } else unreadable += 1;
       continue;
     }
     const index = positions;
     positions += 1;
-    const entry = entryOfRecord((parsed(line) as { e?: unknown } | undefined)?.e);
+    const entry = entryOfRecord(record?.e);
     if (entry) entries.push({ entry, index });
     else {
       // Nothing can forward it: done, so the segment can still end (the count goes to the log).
@@ -140,14 +138,18 @@ export function readSegment(content: Buffer): {
   return { entries, positions, acknowledged, done, unreadable, complete };
 }
 
-const ACK_LINE_START = '{"ack":';
-
-function parsed(line: string): unknown {
+function parsed(line: string): { e?: unknown; ack?: unknown; done?: unknown } | undefined {
   try {
-    return JSON.parse(line);
+    const value: unknown = JSON.parse(line);
+    return typeof value === 'object' && value !== null ? value : {};
   } catch {
     return undefined;
   }
+}
+
+/** A line that is not JSON was an acknowledgement if it says `"ack":` and holds no entry's last field. */
+function isDamagedAck(line: string): boolean {
+  return line.includes('"ack":') && !line.includes('"userAgent":');
 }
 
 function segment(path: string, fd: number, bytes: number, entries: number, acknowledged: number, done: Set<number>): SpoolSegment {
@@ -202,7 +204,7 @@ function segment(path: string, fd: number, bytes: number, entries: number, ackno
       const beyond = fresh.filter((index) => index >= prefix);
       if ((prefix > committed || beyond.length > 0) && open) {
         try {
-          write(beyond.length > 0 ? `${ACK_LINE_START}${prefix},"done":[${beyond.join(',')}]}\n` : `${ACK_LINE_START}${prefix}}\n`);
+          write(beyond.length > 0 ? `{"ack":${prefix},"done":[${beyond.join(',')}]}\n` : `{"ack":${prefix}}\n`);
           committed = prefix;
           fresh = [];
         } catch {

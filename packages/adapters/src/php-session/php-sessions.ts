@@ -184,10 +184,12 @@ export function phpSessions(options: PhpSessionsOptions): PhpSessionStore {
       }
     } catch (error) {
       // The request was answered from a good read: a failed touch is logged, not turned into a 503.
-      // The stores' own words name the reason and never the id; of any other error the code only (a
-      // file error's message carries the path, and so the id).
+      // The stores' own words name the reason (a database's may quote a value: the id is cut out); of
+      // any other error the code only (a file error's message carries the path, and so the id).
       const detail =
-        error instanceof SessionUnavailableError ? error.message : ((error as NodeJS.ErrnoException).code ?? (error as Error).message);
+        error instanceof SessionUnavailableError
+          ? error.message.replaceAll(id, '<session id>')
+          : ((error as NodeJS.ErrnoException).code ?? (error as Error).message);
       report({ kind: 'touch-failed', sessionHash: sessionIdHash(id), detail });
     }
   }
