@@ -100,6 +100,34 @@ describe.each(ENGINES)('PHP sessions in a PDO session table on %s, written by a 
     });
   }
 
+  // PostgreSQL: a trigger can raise a message of its own making, quoting the row's id.
+  it.skipIf(skipped || engine !== 'postgres')(
+    "a failed touch is logged with the database's reason, the id cut out where the database quotes it",
+    async () => {
+      const refuse = `${table.table}_refuse`;
+      await table.execute(
+        `CREATE FUNCTION ${refuse}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused %', NEW.sess_id; END $$`,
+      );
+      await table.execute(`CREATE TRIGGER ${refuse} BEFORE UPDATE ON ${table.table} FOR EACH ROW EXECUTE FUNCTION ${refuse}()`);
+      try {
+        const problems: PhpSessionProblem[] = [];
+        const adapter = adapterFor(problems);
+        const id = `quoted${'q'.repeat(26)}`;
+        // Written 100 s ago: the expiry touch is due.
+        await table.insert(id, `user|a:1:{s:2:"id";i:5;}LAST_ACTIVITY|i:${now()};`, now() + 1440, now() - 100);
+        expect((await adapter.sessionFor(`PHPSESSID=${id}`).currentUser())?.id).toBe('5');
+        expect(problems).toEqual([
+          expect.objectContaining({ kind: 'touch-failed', detail: expect.stringMatching(/refused <session id>$/) as string }),
+        ]);
+        expect(JSON.stringify(problems)).not.toContain(id);
+        await adapter.close();
+      } finally {
+        await table.execute(`DROP TRIGGER ${refuse} ON ${table.table}`);
+        await table.execute(`DROP FUNCTION ${refuse}()`);
+      }
+    },
+  );
+
   it.skipIf(skipped)('an expired row is absent in both layouts, and the expiry touch never brings it back', async () => {
     const adapter = adapterFor();
     const data = `user|a:1:{s:2:"id";i:5;}LAST_ACTIVITY|i:${now()};`;
