@@ -180,7 +180,7 @@ export function bufferedActivityLog(store: BoundedStore, options: BufferedActivi
 
   // Entries taken over from the spool join the queue while it is less than half full; the others
   // wait in the spool, never set aside for want of room (a stop leaves them there for the next
-  // start). The other half is the new entries': they have no other copy in memory to wait in.
+  // start). The other half is for new entries, which are set aside once the whole queue is full.
   const adopted = spool?.adopted ?? [];
   let nextAdopted = 0;
   const takeAdopted = () => {
