@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  freePort,
+  restartablePort,
   memcachedProcess,
   missing,
   pdoSessionTable,
@@ -51,9 +51,9 @@ describe.skipIf(missing('php', phpAvailable()) || missing('redis-server', redisS
     beforeAll(async () => {
       if (withCluster) cluster = await redisClusterProcess({ masters: 3 });
       scratch = await mkdtemp(join(tmpdir(), 'php-updates-'));
-      redis = redisProcess(await freePort());
+      redis = redisProcess(await restartablePort());
       await redis.start();
-      memcached = memcachedProcess(await freePort());
+      memcached = memcachedProcess(await restartablePort());
       await memcached.start();
     });
     afterAll(async () => {

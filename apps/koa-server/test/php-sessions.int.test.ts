@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  freePort,
+  restartablePort,
   memcachedProcess,
   missing,
   pdoSessionTable,
@@ -356,7 +356,7 @@ describe.skipIf(missing('php', phpAvailable()) || missing('redis-server', redisS
     let server: RedisProcess;
     let redis: Redis;
     beforeAll(async () => {
-      server = redisProcess(await freePort());
+      server = redisProcess(await restartablePort());
       await server.start();
       redis = new Redis(`${server.url}/${DATABASE}`, { maxRetriesPerRequest: 1 });
       // The suite stops this Redis on purpose: its reconnect errors are expected.
@@ -404,7 +404,7 @@ describe.skipIf(missing('php', phpAvailable()) || missing('redis-server', redisS
 describe.skipIf(missing('php', phpAvailable()))('the service beside a real PHP app (php -S, php-memcached)', () => {
   let server: MemcachedProcess;
   beforeAll(async () => {
-    server = memcachedProcess(await freePort());
+    server = memcachedProcess(await restartablePort());
     await server.start();
   });
   afterAll(async () => {

@@ -17,6 +17,7 @@ export {
   type UpstreamClaims,
 } from './claims.js';
 export { dropTable } from './drop-table.js';
+export { restartablePort } from './restartable-port.js';
 export { runSql } from './run-sql.js';
 export { oldActivityTableSql } from './old-activity-table.js';
 export {

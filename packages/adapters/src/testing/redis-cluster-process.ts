@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { freePort } from './php-server.js';
+import { restartablePort } from './restartable-port.js';
 import { killOnExit } from './kill-on-exit.js';
 
 let available: boolean | undefined;
@@ -39,8 +39,9 @@ export async function redisClusterProcess(options: RedisClusterOptions = {}) {
   const auth = options.password === undefined ? [] : ['--requirepass', options.password, '--masterauth', options.password];
   const nodes: (ClusterNode & { bus: number; child?: ChildProcess; running?: boolean })[] = [];
   for (let i = 0; i < masters * (1 + replicas); i += 1) {
-    const port = await freePort();
-    nodes.push({ port, bus: await freePort(), address: `127.0.0.1:${port}` });
+    // Nodes are killed and started again on the same ports.
+    const port = await restartablePort();
+    nodes.push({ port, bus: await restartablePort(), address: `127.0.0.1:${port}` });
   }
   const killAll = () => {
     for (const node of nodes) node.child?.kill('SIGKILL');

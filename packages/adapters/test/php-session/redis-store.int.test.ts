@@ -15,6 +15,7 @@ import {
   type PhpSessionsOptions,
 } from '../../src/php-session.js';
 import { freePort, iniFlags, phpAvailable, phpFixtures, phpServer, type PhpServer } from '../../src/testing/php-server.js';
+import { restartablePort } from '../../src/testing/restartable-port.js';
 import { redisCommandsDuring } from '../../src/testing/redis-monitor.js';
 import { redisProcess, redisServerAvailable } from '../../src/testing/redis-process.js';
 import { missing } from '../../src/testing/index.js';
@@ -37,7 +38,7 @@ describe.skipIf(missing('php', phpAvailable()) || missing('redis-server', redisS
     let scratch: string;
 
     beforeAll(async () => {
-      server = redisProcess(await freePort());
+      server = redisProcess(await restartablePort());
       await server.start();
       redis = new Redis(`${server.url}/${DATABASE}`);
       savePath = `tcp://127.0.0.1:${new URL(server.url).port}?prefix=${PREFIX}&database=${DATABASE}&timeout=2`;
