@@ -1,11 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqlActivityLogStore } from '@cotizaciones/adapters/sql';
@@ -17,53 +11,12 @@ import {
   startStubUpstream,
   type StubUpstreamServer,
 } from '@cotizaciones/adapters/testing';
+import { freePort, NGINX, nginxInstalled, startDeployNginx } from './support/deploy-nginx.js';
 import { startProcess } from './support/process.js';
 import { cookieHeader, FIELD_PATH, form, SESSION_KEY } from './support/service.js';
 
-const NGINX = '/usr/sbin/nginx';
-const DEPLOY = fileURLToPath(new URL('../../../deploy/', import.meta.url));
 const urls = serviceUrls();
 const CLIENTS = 32;
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
-}
-
-/** The repository's own deploy/nginx.conf and its includes, hosts rewritten to loopback ports, in a minimal nginx.conf run from `dir`. */
-function nginxConfig(dir: string, listen: number, instances: readonly number[]): string {
-  const upstream = readFileSync(join(DEPLOY, 'cotizaciones-upstream.conf'), 'utf8')
-    .replace('server app1:3000', `server 127.0.0.1:${instances[0]}`)
-    .replace('server app2:3000', `server 127.0.0.1:${instances[1]}`);
-  expect(upstream).toContain(`127.0.0.1:${instances[1]}`);
-  const site = readFileSync(join(DEPLOY, 'nginx.conf'), 'utf8').replace(/listen 80;/, `listen 127.0.0.1:${listen};`);
-  expect(site).toContain(`listen 127.0.0.1:${listen};`);
-  writeFileSync(join(dir, 'cotizaciones-upstream.conf'), upstream);
-  writeFileSync(join(dir, 'cotizaciones-proxy.conf'), readFileSync(join(DEPLOY, 'cotizaciones-proxy.conf')));
-  writeFileSync(join(dir, 'cotizaciones.conf'), site);
-  const temp = join(dir, 'tmp');
-  mkdirSync(temp);
-  chmodSync(temp, 0o777);
-  return `daemon off;
-worker_processes 1;
-pid ${dir}/nginx.pid;
-error_log ${dir}/error.log warn;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  client_body_temp_path ${temp}/body;
-  proxy_temp_path ${temp}/proxy;
-  fastcgi_temp_path ${temp}/fastcgi;
-  uwsgi_temp_path ${temp}/uwsgi;
-  scgi_temp_path ${temp}/scgi;
-  include ${dir}/cotizaciones.conf;
-}
-`;
-}
 
 async function until(what: string, check: () => Promise<boolean>, withinMs = 10_000): Promise<void> {
   const deadline = Date.now() + withinMs;
@@ -81,22 +34,18 @@ interface Answer {
 }
 
 describe.skipIf(
-  missing('nginx', existsSync(NGINX)) ||
+  missing('nginx', nginxInstalled) ||
     missing('Redis (TEST_REDIS_URL)', urls.redis) ||
     missing('PostgreSQL (TEST_POSTGRES_URL)', urls.postgres),
 )(`rolling deploy behind nginx (needs ${NGINX}, TEST_REDIS_URL and TEST_POSTGRES_URL)`, () => {
   const table = `activity_log_deploy_${randomBytes(4).toString('hex')}`;
   let stub: StubUpstreamServer;
-  let nginx: ChildProcess | undefined;
-  let dir: string;
+  let nginx: Awaited<ReturnType<typeof startDeployNginx>> | undefined;
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'nginx-'));
     stub = await startStubUpstream();
   });
   afterAll(async () => {
-    nginx?.kill('SIGKILL');
-    if (nginx && nginx.exitCode === null && nginx.signalCode === null) await once(nginx, 'exit');
-    rmSync(dir, { recursive: true, force: true });
+    await nginx?.stop();
     await dropTable(urls.postgres ?? '', table);
     await deleteRedisKeys(urls.redis ?? '', `deploy-${table}:`);
     await stub.close();
@@ -122,11 +71,8 @@ describe.skipIf(
     const start = (port: number) => startProcess({ ...env, PORT: String(port) });
     const instances = [await start(ports[0]!), await start(ports[1]!)];
 
-    const listen = await freePort();
-    writeFileSync(join(dir, 'nginx.conf'), nginxConfig(dir, listen, ports));
-    nginx = spawn(NGINX, ['-p', dir, '-c', join(dir, 'nginx.conf')], { stdio: ['ignore', 'ignore', 'pipe'] });
-    const proxy = `http://127.0.0.1:${listen}`;
-    await until('nginx', async () => (await fetch(`${proxy}/`)).status > 0);
+    nginx = await startDeployNginx([ports[0]!, ports[1]!]);
+    const proxy = nginx.url;
 
     const cookie = cookieHeader(await fetch(`${instances[0]!.url}/dev/login`, { method: 'POST', body: form({ id: '303' }) }));
     stub.answer({ json: { ok: true }, delayMs: 2 });
@@ -186,7 +132,7 @@ describe.skipIf(
     await store.close();
     const perId = new Map<string, number>();
     for (const row of rows) perId.set(row.entity_id, (perId.get(row.entity_id) ?? 0) + 1);
-    const errorLog = readFileSync(join(dir, 'error.log'), 'utf8').split('\n');
+    const errorLog = nginx.errorLog();
     // Requests nginx sent again after a reset in a closing listener's accept queue (deploy/cotizaciones-proxy.conf).
     const resent = errorLog.filter(
       (line) => line.includes('while reading response header from upstream') && line.includes('[error]'),
