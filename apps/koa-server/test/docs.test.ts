@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { headingAnchors } from './support/markdown-anchors.js';
 
 // The docs quote files and name variables: where a claim can be checked against its source, it is.
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
@@ -40,16 +41,7 @@ describe('the docs', () => {
   });
 
   it("link to a section only by a heading its target has (GitHub's anchors)", () => {
-    const anchors = (doc: string) =>
-      new Set(
-        [...read(doc).matchAll(/^#+ (.+)$/gm)].map((match) =>
-          match[1]!
-            .trim()
-            .toLowerCase()
-            .replace(/[^\p{L}\p{N}\s_-]/gu, '')
-            .replace(/\s/g, '-'),
-        ),
-      );
+    const anchors = (doc: string) => headingAnchors(read(doc));
     for (const doc of DOCS) {
       for (const [, target] of read(doc).matchAll(/\]\(([^)\s]*#[^)\s]+)\)/g)) {
         const [path, anchor] = target!.split('#') as [string, string];
@@ -65,8 +57,9 @@ describe('the docs', () => {
 
   it('quote the nginx recipe as deploy/nginx.conf has it, and only retry settings the deploy files hold', () => {
     expect(read('docs/operations.md')).toContain(read('deploy/nginx.conf').trim());
-    const deployed = readdirSync(join(ROOT, 'deploy'))
-      .map((file) => read(`deploy/${file}`))
+    const deployed = readdirSync(join(ROOT, 'deploy'), { withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => read(`deploy/${entry.name}`))
       .join('\n');
     for (const doc of DOCS) {
       for (const [, quoted] of read(doc).matchAll(/`(proxy_next_upstream(?:_tries)? [^`;]+);?`/g))
@@ -127,6 +120,56 @@ describe('the docs', () => {
     // 2 is decided before a run starts (a usage or configuration error: `fail(2, …)`).
     expect([...decided, 2].sort()).toEqual([...documented].sort());
     expect(read('apps/cli/src/apply-command.ts')).toMatch(/fail\(2, /);
+  });
+
+  it("name only the CLI's subcommands and options, as its usage text has them", () => {
+    const usage = read('apps/cli/src/cli-args.ts').slice(0, read('apps/cli/src/cli-args.ts').indexOf('`;'));
+    const subcommands = new Set([...usage.matchAll(/cotizaciones ([a-z][a-z-]+)/g)].map((match) => match[1]));
+    expect([...subcommands].sort()).toEqual(['apply', 'replay-dead-letter']);
+    let commands = 0;
+    for (const doc of DOCS) {
+      // A command line of the CLI: the `cotizaciones` bin, `npm run cli --` or `npm run activity:replay --`, to the line's end or a code span's.
+      for (const [line] of read(doc).matchAll(/(?:(?<=^|[\s`]|\.bin\/)cotizaciones (?!npm )|npm run cli -- |npm run activity:replay -- )[^`\n]*/gm)) {
+        commands += 1;
+        const subcommand = /^(?:cotizaciones|npm run cli --) ([a-z][\w-]*)/.exec(line!)?.[1];
+        if (subcommand) expect(subcommands, `${doc}: ${line}`).toContain(subcommand);
+        for (const [option] of line!.matchAll(/(?<=\s)--[a-z][a-z-]*/g)) expect(usage, `${doc}: ${line}`).toContain(option);
+      }
+    }
+    expect(commands).toBeGreaterThan(10);
+  });
+
+  it('quote only log messages the service writes, and curl only paths it serves', () => {
+    const sources = SOURCES.map(read).join('\n');
+    for (const doc of DOCS) {
+      // A route's path ends a string in the sources: '/readyz', `${prefix}/dev/login`, webPath: '/cotizaciones/api/….php'.
+      for (const [, path] of read(doc).matchAll(/curl [^`\n]*?http:\/\/[^/\s`]+(\/[\w./-]*)/g))
+        expect(sources, `${doc}: curl …${path}`).toMatch(new RegExp(`${path!.replace(/[.]/g, '\\.')}['\`]`));
+    }
+    // The runbooks grep the log for its lines' "msg" (elsewhere, "msg" is the endpoints' reply).
+    const messages = [...read('docs/runbooks.md').matchAll(/"msg":"([^"…]+)"/g)].map((match) => match[1]!);
+    expect(messages.length).toBeGreaterThan(10);
+    for (const message of messages) expect(sources, `docs/runbooks.md: "${message}"`).toContain(`'${message}'`);
+  });
+
+  it('give every Prometheus alert a section of docs/runbooks.md: what users notice, what to look at first, the commands, when to escalate', () => {
+    const alerts = new Set([...read('deploy/prometheus/alerts.rules.yml').matchAll(/^ {6}- alert: (\w+)$/gm)].map((match) => match[1]!));
+    const runbooks = read('docs/runbooks.md');
+    const sections = new Map(
+      runbooks
+        .split(/^## /m)
+        .slice(1)
+        .map((section) => [section.split('\n')[0]!, section] as const),
+    );
+    expect(alerts.size).toBeGreaterThanOrEqual(16);
+    expect([...sections.keys()].filter((heading) => heading.startsWith('Cotizaciones')).sort(), 'sections for alerts that do not exist').toEqual(
+      [...alerts].sort(),
+    );
+    for (const alert of alerts) {
+      const section = sections.get(alert)!;
+      for (const part of ['**Fires when**', '**Users notice**', '**Look first**', '```sh\n', '**Escalate**'])
+        expect(section, `docs/runbooks.md, ${alert}: ${part}`).toContain(part);
+    }
   });
 
   it('name only source files the repository has (a path, or a file name found under it)', () => {
