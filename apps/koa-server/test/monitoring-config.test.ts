@@ -62,8 +62,14 @@ describe('the Prometheus alerts', () => {
     const cases = file.tests.flatMap((test) => test.alert_rule_test ?? []);
     const fired = new Set(cases.filter((test) => test.exp_alerts.length > 0).map((test) => test.alertname));
     const silent = new Set(cases.filter((test) => test.exp_alerts.length === 0).map((test) => test.alertname));
-    expect(ALERT_NAMES.filter((name) => !fired.has(name)), 'never fired').toEqual([]);
-    expect(ALERT_NAMES.filter((name) => !silent.has(name)), 'never checked silent').toEqual([]);
+    expect(
+      ALERT_NAMES.filter((name) => !fired.has(name)),
+      'never fired',
+    ).toEqual([]);
+    expect(
+      ALERT_NAMES.filter((name) => !silent.has(name)),
+      'never checked silent',
+    ).toEqual([]);
   });
 
   it('select the session store unreachable alone, not the lock waiters full or a lock held too long', () => {
@@ -76,10 +82,13 @@ describe('the Grafana dashboard', () => {
   const panels = DASHBOARD.panels.filter((panel) => panel.type !== 'row');
 
   it('takes its data source from a variable of type prometheus, in every panel and query', () => {
-    expect(DASHBOARD.templating.list).toContainEqual(expect.objectContaining({ name: 'datasource', type: 'datasource', query: 'prometheus' }));
+    expect(DASHBOARD.templating.list).toContainEqual(
+      expect.objectContaining({ name: 'datasource', type: 'datasource', query: 'prometheus' }),
+    );
     for (const panel of panels) {
       expect(panel.datasource, panel.title).toEqual({ type: 'prometheus', uid: '${datasource}' });
-      for (const target of panel.targets ?? []) expect(target.datasource, panel.title).toEqual({ type: 'prometheus', uid: '${datasource}' });
+      for (const target of panel.targets ?? [])
+        expect(target.datasource, panel.title).toEqual({ type: 'prometheus', uid: '${datasource}' });
     }
   });
 
@@ -90,7 +99,12 @@ describe('the Grafana dashboard', () => {
     const firstCause = DASHBOARD.panels.findIndex((panel) => panel.type === 'row' && panel.title.startsWith('Causes'));
     const objectives = DASHBOARD.panels.slice(0, firstCause).flatMap((panel) => (panel.targets ?? []).map((target) => target.expr));
     // Each objective's series among the panels before the causes, the budget's burn and what is left of it included.
-    for (const series of ['cotizaciones_requests_failed', 'cotizaciones_requests_slow', 'cotizaciones_audit_stale', 'cotizaciones_audit_incomplete']) {
+    for (const series of [
+      'cotizaciones_requests_failed',
+      'cotizaciones_requests_slow',
+      'cotizaciones_audit_stale',
+      'cotizaciones_audit_incomplete',
+    ]) {
       expect(objectives.filter((expr) => expr.includes(series)).length, series).toBeGreaterThanOrEqual(3);
     }
   });
@@ -106,7 +120,13 @@ describe("compose.yaml's monitoring profile", () => {
   const compose = parse(read('compose.yaml'), { merge: true }) as {
     services: Record<
       string,
-      { image?: string; profiles?: string[]; volumes?: string[]; environment?: Record<string, string>; configs?: { source: string; target: string }[] }
+      {
+        image?: string;
+        profiles?: string[];
+        volumes?: string[];
+        environment?: Record<string, string>;
+        configs?: { source: string; target: string }[];
+      }
     >;
     configs?: Record<string, { content?: string }>;
   };

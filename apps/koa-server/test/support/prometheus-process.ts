@@ -94,7 +94,9 @@ export async function startPrometheus(config: PrometheusConfig, ruleFiles: reado
     alerts: async () => (await api<{ data: { alerts: ActiveAlert[] } }>('/api/v1/alerts')).data.alerts,
     /** Every rule loaded, with its health after its last evaluation. */
     rules: async () =>
-      (await api<{ data: { groups: { name: string; rules: LoadedRule[] }[] } }>('/api/v1/rules')).data.groups.flatMap((group) => group.rules),
+      (await api<{ data: { groups: { name: string; rules: LoadedRule[] }[] } }>('/api/v1/rules')).data.groups.flatMap(
+        (group) => group.rules,
+      ),
     /** What the server wrote on stderr (its warnings and errors). */
     stderr: () => stderr,
     async stop() {
