@@ -77,7 +77,7 @@ export async function startPrometheus(config: PrometheusConfig, ruleFiles: reado
       () => false,
     );
   // The deadline only bounds a hang: the server is ready within a second or two.
-  if (!(await until(async () => child.exitCode !== null || (await ready()), 30_000)) || child.exitCode !== null) {
+  if (!(await until(async () => child.exitCode !== null || (await ready()), 120_000)) || child.exitCode !== null) {
     kill();
     rmSync(dir, { recursive: true, force: true });
     throw new Error(`prometheus did not become ready on ${url}: ${stderr}`);
