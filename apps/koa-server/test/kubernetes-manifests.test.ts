@@ -1,9 +1,12 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { load } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.js';
 import { documentedSecrets, documentedVariables } from './support/configuration-table.js';
+import { containerEnvironment } from './support/kubernetes-environment.js';
 import { KUSTOMIZATION, loadManifests, validateManifests, type Manifests } from './support/kubernetes-manifests.js';
 import { RULES, type Facts } from './support/kubernetes-rules.js';
 
@@ -82,7 +85,33 @@ describe('deploy/kubernetes', () => {
   it.each(Object.keys(RULES))('%s', (rule) => {
     expect(RULES[rule]!(manifests(), facts)).toEqual([]);
   });
+
+  it("sets an environment the service's own configuration accepts in production", () => {
+    expect(configurationErrors(manifests())).toEqual([]);
+    const proxiesByCount = manifests();
+    proxiesByCount.configMaps[0]!.data!.TRUST_PROXY = '1';
+    expect(configurationErrors(proxiesByCount)).toEqual([expect.stringMatching(/^TRUST_PROXY /)]);
+  });
 });
+
+/** loadConfig's complaints about the pod's environment, the claim's folder standing in a temporary one (it must exist). */
+function configurationErrors(m: Manifests): string[] {
+  const container = m.statefulSets[0]!.spec!.template.spec!.containers[0]!;
+  const mountPath = container.volumeMounts![0]!.mountPath;
+  const folder = mkdtempSync(join(tmpdir(), 'kubernetes-manifests-'));
+  try {
+    const env = Object.fromEntries(
+      containerEnvironment(container, m).variables.map((variable) => [variable.name, (variable.value ?? '').replace(mountPath, folder)]),
+    );
+    loadConfig(env);
+    return [];
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    return [...error.problems];
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
 
 // Each rule fails when the manifests break it: a change to a fresh copy, and what the rule says.
 const statefulSet = (m: Manifests) => m.statefulSets[0]!;
