@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-
 /**
  * docs/configuration.md's variables with their documented default (the first code span of the
  * Default column, paired by position where a row names several: `PORT`, `HOST` → `3000`, `127.0.0.1`).
@@ -20,7 +18,5 @@ export function documentedSecrets(markdown: string): string[] {
   const sentence = /quoted only when it is not a secret \(never ([^)]+)\)/.exec(markdown.replace(/\s+/g, ' '));
   return sentence === null ? [] : codeSpans(sentence[1]!);
 }
-
-export const readConfigurationDoc = (root: string) => readFileSync(`${root}/docs/configuration.md`, 'utf8');
 
 const codeSpans = (text: string) => [...text.matchAll(/`([^`]+)`/g)].map((match) => match[1]!);
