@@ -57,6 +57,7 @@ describe('the docs', () => {
 
   it('quote the nginx recipe as deploy/nginx.conf has it, and only retry settings the deploy files hold', () => {
     expect(read('docs/operations.md')).toContain(read('deploy/nginx.conf').trim());
+    // The nginx files: deploy/'s folders (kubernetes/…) hold no nginx settings.
     const deployed = readdirSync(join(ROOT, 'deploy'), { withFileTypes: true })
       .filter((entry) => entry.isFile())
       .map((entry) => read(`deploy/${entry.name}`))
@@ -128,9 +129,9 @@ describe('the docs', () => {
     expect([...subcommands].sort()).toEqual(['apply', 'replay-dead-letter']);
     let commands = 0;
     for (const doc of DOCS) {
-      // A command line of the CLI: the `cotizaciones` bin, `npm run cli --` or `npm run activity:replay --`, to the line's end or a code span's.
+      // A command line of the CLI: the `cotizaciones` bin (not kubectl's namespace of that name), `npm run cli --` or `npm run activity:replay --`, to the line's end or a code span's.
       for (const [line] of read(doc).matchAll(
-        /(?:(?<=^|[\s`]|\.bin\/)cotizaciones (?!npm )|npm run cli -- |npm run activity:replay -- )[^`\n]*/gm,
+        /(?:(?<=^|[\s`]|\.bin\/)(?<!-n )cotizaciones (?!npm )|npm run cli -- |npm run activity:replay -- )[^`\n]*/gm,
       )) {
         commands += 1;
         const subcommand = /^(?:cotizaciones|npm run cli --) ([a-z][\w-]*)/.exec(line)?.[1];
