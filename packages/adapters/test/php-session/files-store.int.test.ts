@@ -344,6 +344,30 @@ describe.skipIf(missing('php', phpAvailable()))('PHP sessions in files, written 
       }
     });
 
+    it('on a read-only directory (EROFS) the failed touch is said once a minute, with how many were not said; every request answered', async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'php-sess-ro-'));
+      const id = 'Q'.repeat(26);
+      await writeFile(join(dir, `sess_${id}`), 'user|a:1:{s:2:"id";i:15;}');
+      // Touched ten minutes ago: every request's touch is due.
+      let now = Date.now() + 600_000;
+      // A read-only bind mount of the directory on itself (the test runs as root): writes fail with EROFS.
+      execFileSync('mount', ['--bind', dir, dir]);
+      try {
+        execFileSync('mount', ['-o', 'remount,bind,ro', dir]);
+        const problems: PhpSessionProblem[] = [];
+        const adapter = phpSessions({ saveHandler: 'files', savePath: dir, now: () => now, onProblem: (problem) => problems.push(problem) });
+        for (let i = 0; i < 40; i += 1) expect(await adapter.sessionFor(`PHPSESSID=${id}`).currentUser()).toMatchObject({ id: '15' });
+        const said = { kind: 'touch-failed', detail: 'EROFS', sessionHash: expect.stringMatching(/^[0-9a-f]{16}$/) as string };
+        expect(problems).toEqual([said]);
+        now += 60_000;
+        expect(await adapter.sessionFor(`PHPSESSID=${id}`).currentUser()).toMatchObject({ id: '15' });
+        expect(problems).toEqual([said, { ...said, unreported: 39 }]);
+      } finally {
+        execFileSync('umount', [dir]);
+        await rm(dir, { recursive: true, force: true });
+      }
+    });
+
     it('a session rewritten at the same size, in the same clock tick as the read before, is read anew', async () => {
       const id = 'R'.repeat(26);
       const file = join(php.dir, `sess_${id}`);
