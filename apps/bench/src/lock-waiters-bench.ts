@@ -74,6 +74,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   console.log('waiters | CPU ms per s | descriptors | heap KB');
   for (const waiters of [8, 128, 256]) {
     const row = await benchLockWaiters(waiters);
-    console.log(`${String(row.waiters).padStart(7)} | ${String(row.cpuMsPerSecond).padStart(12)} | ${String(row.descriptors).padStart(11)} | ${row.heapKb}`);
+    console.log(
+      `${String(row.waiters).padStart(7)} | ${String(row.cpuMsPerSecond).padStart(12)} | ${String(row.descriptors).padStart(11)} | ${row.heapKb}`,
+    );
   }
 }

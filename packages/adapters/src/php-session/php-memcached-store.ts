@@ -3,7 +3,14 @@ import { ketamaPlacement } from './ketama.js';
 import { memcachedConnections, type KeyWithLock, type MemcachedConnections, type MetaGet, type WithLock } from './memcached-connections.js';
 import { readBatches } from './read-batches.js';
 import type { MemcachedServer } from './save-path.js';
-import { expiryDue, readyWithin, type PhpSaveHandlerStore, type ReadOptions, type RewriteResult, type StoredSession } from './save-handler-store.js';
+import {
+  expiryDue,
+  readyWithin,
+  type PhpSaveHandlerStore,
+  type ReadOptions,
+  type RewriteResult,
+  type StoredSession,
+} from './save-handler-store.js';
 import { LOCK_WAIT_MS, sharedLocks } from './shared-lock.js';
 
 export interface MemcachedStoreOptions {

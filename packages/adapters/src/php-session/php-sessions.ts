@@ -96,7 +96,10 @@ export function phpSessions(options: PhpSessionsOptions): PhpSessionStore {
   const used: ReadonlySet<string> = new Set(activityKey === undefined ? [userKey] : [userKey, activityKey]);
 
   /** The session decoded, and when its expiry last moved if the store says. */
-  async function load(id: string, client: string | undefined): Promise<{ session: DecodedPhpSession; modifiedMs: number | undefined } | undefined> {
+  async function load(
+    id: string,
+    client: string | undefined,
+  ): Promise<{ session: DecodedPhpSession; modifiedMs: number | undefined } | undefined> {
     // A hash for a report only: most reads have none to make.
     const hash = () => sessionIdHash(id);
     // An empty or undecodable read that is not final may have caught PHP mid-write: read again, as

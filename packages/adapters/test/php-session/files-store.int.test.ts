@@ -205,7 +205,7 @@ describe.skipIf(missing('php', phpAvailable()))('PHP sessions in files, written 
       expect({ signedOut, lost, problems }).toEqual({ signedOut: 0, lost: 0, problems: [] });
     }, 180_000);
 
-    it("two PHP workers rewriting one session back to back, six requests of its user reading it: no 503, no sign-out, no PHP write lost", async () => {
+    it('two PHP workers rewriting one session back to back, six requests of its user reading it: no 503, no sign-out, no PHP write lost', async () => {
       const { cookie } = await php.get('session.php?action=signin&id=13');
       const id = cookie!.split('=')[1]!;
       const stopFile = join(php.dir, 'stop-busy-writers');
@@ -214,7 +214,13 @@ describe.skipIf(missing('php', phpAvailable()))('PHP sessions in files, written 
       const writers = [1, 2].map(() => {
         const writer = spawn(
           'php',
-          [...iniFlags({ 'session.save_handler': 'files', 'session.save_path': php.dir }), `${phpFixtures}busy-writer.php`, id, String(ROUNDS), stopFile],
+          [
+            ...iniFlags({ 'session.save_handler': 'files', 'session.save_path': php.dir }),
+            `${phpFixtures}busy-writer.php`,
+            id,
+            String(ROUNDS),
+            stopFile,
+          ],
           { stdio: ['ignore', 'pipe', 'inherit'] },
         );
         let output = '';
@@ -404,7 +410,12 @@ describe.skipIf(missing('php', phpAvailable()))('PHP sessions in files, written 
       try {
         execFileSync('mount', ['-o', 'remount,bind,ro', dir]);
         const problems: PhpSessionProblem[] = [];
-        const adapter = phpSessions({ saveHandler: 'files', savePath: dir, now: () => now, onProblem: (problem) => problems.push(problem) });
+        const adapter = phpSessions({
+          saveHandler: 'files',
+          savePath: dir,
+          now: () => now,
+          onProblem: (problem) => problems.push(problem),
+        });
         for (let i = 0; i < 40; i += 1) expect(await adapter.sessionFor(`PHPSESSID=${id}`).currentUser()).toMatchObject({ id: '15' });
         const said = { kind: 'touch-failed', detail: 'EROFS', sessionHash: expect.stringMatching(/^[0-9a-f]{16}$/) as string };
         expect(problems).toEqual([said]);

@@ -227,7 +227,8 @@ describe('PHP sessions in memcached (php-memcached), written by a real PHP', () 
     await adapter.ready(2_000);
     const attackerIds = ['attacker'.repeat(3) + 'aa', idOf((await php.get('session.php?action=signin&id=66')).cookie)];
     const victims: { id: string; user: string }[] = [];
-    for (let i = 0; i < 20; i += 1) victims.push({ id: idOf((await php.get(`session.php?action=signin&id=${100 + i}`)).cookie), user: String(100 + i) });
+    for (let i = 0; i < 20; i += 1)
+      victims.push({ id: idOf((await php.get(`session.php?action=signin&id=${100 + i}`)).cookie), user: String(100 + i) });
     const stopAttacker = join(scratch, 'stop-attacker');
     const stopVictims = join(scratch, 'stop-victims');
     const attackerHolds = await Promise.all(attackerIds.map((id) => holding(id, stopAttacker)));
@@ -253,7 +254,10 @@ describe('PHP sessions in memcached (php-memcached), written by a real PHP', () 
             adapter
               .sessionFor(`PHPSESSID=${id}`, `198.51.100.${i + 1}`)
               .currentUser()
-              .then((user) => user?.id, (error: unknown) => (error as Error).message),
+              .then(
+                (user) => user?.id,
+                (error: unknown) => (error as Error).message,
+              ),
           ),
         ),
       );

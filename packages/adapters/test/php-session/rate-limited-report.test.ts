@@ -5,7 +5,11 @@ describe('rateLimitedReport', () => {
   it('says each kind once per period with how many were not said; another kind is never hidden by it', () => {
     let now = 0;
     const said: { kind: string; unreported?: number }[] = [];
-    const report = rateLimitedReport<{ kind: string; unreported?: number }>((problem) => said.push(problem), 60_000, () => now);
+    const report = rateLimitedReport<{ kind: string; unreported?: number }>(
+      (problem) => said.push(problem),
+      60_000,
+      () => now,
+    );
     for (let i = 0; i < 5; i += 1) report('touch-failed EROFS', () => ({ kind: 'EROFS' }));
     report('touch-failed EIO', () => ({ kind: 'EIO' }));
     now += 60_000;
@@ -15,7 +19,11 @@ describe('rateLimitedReport', () => {
 
   it('past 64 kinds, a new kind is said every time rather than remembered', () => {
     const said: string[] = [];
-    const report = rateLimitedReport<{ kind: string }>((problem) => said.push(problem.kind), 60_000, () => 0);
+    const report = rateLimitedReport<{ kind: string; unreported?: number }>(
+      (problem) => said.push(problem.kind),
+      60_000,
+      () => 0,
+    );
     for (let i = 0; i < 64; i += 1) report(`kind ${i}`, () => ({ kind: `kind ${i}` }));
     report('one more', () => ({ kind: 'one more' }));
     report('one more', () => ({ kind: 'one more' }));

@@ -44,7 +44,11 @@ describe('sharedLocks: who may wait on PHP’s locks', () => {
   it('one client: at most 8 wait across its sessions; another client on the same sessions still waits', async () => {
     const locks = sharedLocks({ maxWaiters: 128, waitMs: 10_000 });
     const attacker = Array.from({ length: 12 }, (_, i) => ({ session: `s${i % 3}`, client: '203.0.113.9' }));
-    const { busy } = await takeAll(locks, [...attacker, { session: 's0', client: '198.51.100.1' }, { session: 'v', client: '198.51.100.2' }]);
+    const { busy } = await takeAll(locks, [
+      ...attacker,
+      { session: 's0', client: '198.51.100.1' },
+      { session: 'v', client: '198.51.100.2' },
+    ]);
     expect(busy).toEqual([8, 9, 10, 11]);
   });
 
