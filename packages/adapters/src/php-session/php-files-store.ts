@@ -35,8 +35,8 @@ const RACY_MS = 1_000;
  * write (it truncates only for a shorter version), under its exclusive flock for the whole request.
  * A read first goes without the lock (the common case, and cheap). A file unchanged for over RACY_MS
  * is final as read, whatever it holds: no write was in progress. So is an empty file never written
- * since PHP created it (its change time is its birth time): a session PHP has opened and holds, with
- * no value yet, which no wait would make signed in. One changed lately that comes back empty, or
+ * since PHP created it (its change time is its birth time): a session PHP has opened and holds with
+ * no value yet, not waited for (anyone can open one on an id of their choosing). One changed lately that comes back empty, or
  * that the caller cannot decode, is read again (`consistentUntil`) under a shared flock, or as PHP's
  * next version if PHP writes it meanwhile, so a PHP write in progress is waited for (within the
  * caller's deadline, then 503) and never taken as final half done. Like PHP's mod_files, only a regular
@@ -182,7 +182,7 @@ export function phpFilesStore(options: FilesStoreOptions): PhpSaveHandlerStore {
       const settled =
         Number(stat.size) === total && changedBefore(stat, started - RACY_MS) && fstatSync(fd, { bigint: true }).ctimeNs === stat.ctimeNs;
       if (settled) cache.set(id, stat, bytes, started);
-      // Read empty, and empty with no write since its creation when looked at before: PHP's fresh session.
+      // Empty now, and never written when fstat looked: PHP's fresh session, no value to wait for.
       const noValue = total === 0 && neverWritten(stat);
       return { kind: 'data', bytes, modifiedMs: Number(stat.mtimeNs / 1_000_000n), final: settled || lockedRead || noValue };
     } catch (error) {
@@ -195,15 +195,15 @@ export function phpFilesStore(options: FilesStoreOptions): PhpSaveHandlerStore {
   }
 
   return {
-    async read(id, options = {}) {
+    async read(id, readOptions = {}) {
       // What one lstat answers (unknown, refused, gone, or this version's bytes kept) costs no more
       // than a request without a session, and is taken once a turn for every request of the turn
       // naming that id; a file to open and read waits for its turn of the event loop first, as an
       // asynchronous read would (decision 028).
-      const answered = options.consistentUntil === undefined ? thisTurn.get(id, () => cached(id)) : undefined;
+      const answered = readOptions.consistentUntil === undefined ? thisTurn.get(id, () => cached(id)) : undefined;
       if (answered) return answered;
       await nextTurn();
-      return readOnce(id, options);
+      return readOnce(id, readOptions);
     },
     async touchExpiry(id, modifiedMs) {
       // Moved lately (by PHP or by us): the session is far from GC's reach still.
