@@ -299,7 +299,7 @@ describe('loadConfig', () => {
       idleSeconds: 1800,
       touch: 'activity',
       maxBytes: 1048576,
-      lockWaiters: 8,
+      lockWaiters: 128,
     });
     // Demo mode (no upstream) keeps dev sign-in off too: sign-in belongs to the PHP app.
     expect(loadConfig({ SESSION_STORE: 'php', PHP_SESSION_SAVE_PATH: '/tmp' }).devLogin).toBe(false);

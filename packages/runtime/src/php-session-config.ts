@@ -74,7 +74,7 @@ const PhpSessionEnv = z.object({
       .default('expiry'),
   ),
   PHP_SESSION_MAX_BYTES: integer(1024, 64 * 1024 * 1024, 1024 * 1024).describe('a number of bytes from 1024 to 67108864'),
-  PHP_SESSION_LOCK_WAITERS: integer(1, 10_000, 8).describe('a number of requests from 1 to 10000'),
+  PHP_SESSION_LOCK_WAITERS: integer(1, 10_000, 128).describe('a number of requests from 1 to 10000'),
 });
 
 /** The order problems are listed in: the schema's, whichever check found them. */

@@ -26,7 +26,7 @@ describe('PHP_SESSION_* variables (SESSION_STORE=php)', () => {
       userKey: 'user',
       touch: 'expiry',
       maxBytes: 1048576,
-      lockWaiters: 8,
+      lockWaiters: 128,
     });
     expect(problems({})).toEqual([expect.stringMatching(/^PHP_SESSION_SAVE_PATH required/) as string]);
     expect(readSessionConfig({ PHP_SESSION_SAVE_HANDLER: 'memcached' }, new Map()).phpSession).toBeUndefined();

@@ -1,4 +1,5 @@
 import type { PhpSessionStore } from '@cotizaciones/adapters';
+import { clientIp } from './request-meta.js';
 import { perRequest, type SessionBinding } from './session-binding.js';
 
 /**
@@ -9,7 +10,8 @@ import { perRequest, type SessionBinding } from './session-binding.js';
  */
 export function phpSessionBinding(sessions: Pick<PhpSessionStore, 'sessionFor'>): SessionBinding {
   return {
-    sessionFor: (ctx) => perRequest(ctx, () => sessions.sessionFor(ctx.get('Cookie') || undefined)),
+    // The client's address bounds how many of its reads wait on PHP's locks.
+    sessionFor: (ctx) => perRequest(ctx, () => sessions.sessionFor(ctx.get('Cookie') || undefined, clientIp(ctx))),
     commit: () => Promise.resolve(),
   };
 }

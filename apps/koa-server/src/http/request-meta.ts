@@ -12,11 +12,16 @@ export const USER_AGENT_MAX = 512;
  * the request id was validated when it was assigned.
  */
 export function requestMeta(ctx: RequestContext): RequestMeta {
-  const ip = ctx.ip;
   const userAgent = ctx.get('User-Agent');
   return {
     requestId: ctx.state.requestId,
-    clientIp: isIP(ip) === 0 ? undefined : ip,
+    clientIp: clientIp(ctx),
     userAgent: userAgent === '' ? undefined : userAgent.slice(0, USER_AGENT_MAX),
   };
+}
+
+/** The client's address (through TRUST_PROXY proxies, the address the outermost of them saw), or absent if it is not an IP address. */
+export function clientIp(ctx: RequestContext): string | undefined {
+  const ip = ctx.ip;
+  return isIP(ip) === 0 ? undefined : ip;
 }

@@ -33,7 +33,7 @@ export interface PhpSessionSettings {
   readonly touch?: PhpSessionTouch;
   /** Largest session read, in bytes, checked before anything is transferred. Default 1 MiB. */
   readonly maxBytes?: number;
-  /** `files`, `memcached`: how many requests may wait on PHP's session locks at once. Default 8. */
+  /** `files`, `memcached`: how many requests may wait on PHP's session locks at once, across all sessions (at most 6 of them for one session, 8 from one client). Default 128. */
   readonly lockWaiters?: number;
   /** `memcached`: php.ini `memcached.sess_prefix`. Default `memc.sess.key.`. */
   readonly memcachedPrefix?: string;

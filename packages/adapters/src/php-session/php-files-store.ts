@@ -5,16 +5,16 @@ import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { SessionUnavailableError } from '@cotizaciones/core';
 import type { FilesSavePath } from './save-path.js';
-import { expiryDue, type PhpSaveHandlerStore, type StoredSession } from './save-handler-store.js';
+import { expiryDue, type PhpSaveHandlerStore, type ReadOptions, type StoredSession } from './save-handler-store.js';
 import { readCache } from './read-cache.js';
-import { sharedLocks } from './shared-lock.js';
+import { LOCK_WAIT_MS, sharedLocks } from './shared-lock.js';
 import { turnMemo } from './turn-memo.js';
 import { tryLock } from '../fs/flock.js';
 
 export interface FilesStoreOptions extends FilesSavePath {
   readonly gcMaxLifetimeSeconds: number;
   readonly maxBytes: number;
-  /** How many requests may wait on PHP's locks at once, across all sessions; past it, 503 with a retry hint. */
+  /** How many requests may wait on PHP's locks at once, across all sessions (fewer per session and per client); past it, 503 with a retry hint. */
   readonly maxLockWaiters: number;
   /** Told each time the number of requests waiting on PHP's locks changes. */
   readonly onLockWaiters?: (waiting: number) => void;
@@ -24,8 +24,6 @@ export interface FilesStoreOptions extends FilesSavePath {
 }
 
 const ABSENT: StoredSession = { kind: 'absent' };
-/** How long a read waits for a PHP request holding the session's lock, as a second PHP request would; then 503. */
-const LOCK_WAIT_MS = 2_000;
 /**
  * A file changed this close before its read may be PHP's write in progress (and a rewrite in the same
  * clock tick could look the same): it is neither cached nor, empty or undecodable, taken as final.
@@ -34,12 +32,14 @@ const RACY_MS = 1_000;
 
 /**
  * PHP's `files` handler: `sess_<id>` under the save path. PHP rewrites a session by truncate then
- * write, under its exclusive flock for the whole request. A read first goes without the lock (the
- * common case, and cheap). A file unchanged for over RACY_MS is final as read, whatever it holds:
- * no write was in progress. One changed lately that comes back empty, or that the caller cannot
- * decode, is read again (`consistent`) under a shared flock, or as PHP's next version if PHP
- * writes it meanwhile, so a PHP write in progress is waited for (up to LOCK_WAIT_MS, then 503) and
- * never taken as final half done. Like PHP's mod_files, only a regular
+ * write (it truncates only for a shorter version), under its exclusive flock for the whole request.
+ * A read first goes without the lock (the common case, and cheap). A file unchanged for over RACY_MS
+ * is final as read, whatever it holds: no write was in progress. So is an empty file never written
+ * since PHP created it (its change time is its birth time): a session PHP has opened and holds with
+ * no value yet, not waited for (anyone can open one on an id of their choosing). One changed lately that comes back empty, or
+ * that the caller cannot decode, is read again (`consistentUntil`) under a shared flock, or as PHP's
+ * next version if PHP writes it meanwhile, so a PHP write in progress is waited for (within the
+ * caller's deadline, then 503) and never taken as final half done. Like PHP's mod_files, only a regular
  * file (no symlink) owned by this process's user or root is trusted — the directory is
  * world-writable (1733), and anyone could plant a session there.
  */
@@ -136,7 +136,7 @@ export function phpFilesStore(options: FilesStoreOptions): PhpSaveHandlerStore {
     return bytes && { kind: 'data', bytes, modifiedMs: Number(stat.mtimeNs / 1_000_000n), final: true };
   }
 
-  async function readOnce(id: string, locked: boolean): Promise<StoredSession> {
+  async function readOnce(id: string, { client, consistentUntil }: ReadOptions): Promise<StoredSession> {
     const started = options.now();
     let fd: number;
     try {
@@ -149,9 +149,10 @@ export function phpFilesStore(options: FilesStoreOptions): PhpSaveHandlerStore {
       const verdict = judged(stat);
       if (verdict) return verdict;
       // A file unchanged for over RACY_MS has no write in progress: read as it is, without the lock.
-      const lockedRead = locked && !changedBefore(stat, started - RACY_MS);
+      const lockedRead = consistentUntil !== undefined && !changedBefore(stat, started - RACY_MS) && !neverWritten(stat);
       if (lockedRead) {
         const lock = await locks.take(
+          { session: id, client, deadline: consistentUntil },
           () => tryLock(fd, 'shared'),
           () => {
             const now = fstatSync(fd, { bigint: true });
@@ -159,13 +160,8 @@ export function phpFilesStore(options: FilesStoreOptions): PhpSaveHandlerStore {
           },
         );
         // PHP wrote meanwhile: its new version, read as any other (and waited for again if that is not final).
-        if (lock === 'changed') return await readOnce(id, false);
-        if (lock === 'timeout') throw new SessionUnavailableError(`a PHP request has held this session's lock for over ${LOCK_WAIT_MS} ms`);
-        if (lock === 'busy') {
-          throw new SessionUnavailableError(`${options.maxLockWaiters} requests already wait on PHP's session locks`, {
-            retryAfterSeconds: 1,
-          });
-        }
+        if (lock === 'changed') return await readOnce(id, { client });
+        if (lock !== 'locked') throw locks.refusal(lock);
       }
       // Read to the end, not to the size fstat saw: PHP may be writing a longer session right now.
       const chunks: Buffer[] = [];
@@ -186,7 +182,9 @@ export function phpFilesStore(options: FilesStoreOptions): PhpSaveHandlerStore {
       const settled =
         Number(stat.size) === total && changedBefore(stat, started - RACY_MS) && fstatSync(fd, { bigint: true }).ctimeNs === stat.ctimeNs;
       if (settled) cache.set(id, stat, bytes, started);
-      return { kind: 'data', bytes, modifiedMs: Number(stat.mtimeNs / 1_000_000n), final: settled || lockedRead };
+      // Empty now, and never written when fstat looked: PHP's fresh session, no value to wait for.
+      const noValue = total === 0 && neverWritten(stat);
+      return { kind: 'data', bytes, modifiedMs: Number(stat.mtimeNs / 1_000_000n), final: settled || lockedRead || noValue };
     } catch (error) {
       if (error instanceof SessionUnavailableError) throw error;
       throw new SessionUnavailableError('a PHP session file cannot be read', { cause: withoutPath(error) });
@@ -197,15 +195,15 @@ export function phpFilesStore(options: FilesStoreOptions): PhpSaveHandlerStore {
   }
 
   return {
-    async read(id, consistent = false) {
+    async read(id, readOptions = {}) {
       // What one lstat answers (unknown, refused, gone, or this version's bytes kept) costs no more
       // than a request without a session, and is taken once a turn for every request of the turn
       // naming that id; a file to open and read waits for its turn of the event loop first, as an
       // asynchronous read would (decision 028).
-      const answered = consistent ? undefined : thisTurn.get(id, () => cached(id));
+      const answered = readOptions.consistentUntil === undefined ? thisTurn.get(id, () => cached(id)) : undefined;
       if (answered) return answered;
       await nextTurn();
-      return readOnce(id, consistent);
+      return readOnce(id, readOptions);
     },
     async touchExpiry(id, modifiedMs) {
       // Moved lately (by PHP or by us): the session is far from GC's reach still.
@@ -239,6 +237,14 @@ export function phpFilesStore(options: FilesStoreOptions): PhpSaveHandlerStore {
 
 function changedBefore(stat: BigIntStats, ms: number): boolean {
   return Number(stat.ctimeNs / 1_000_000n) < ms;
+}
+
+/**
+ * Empty since its creation: PHP's truncate (of a version that had a value) moves the change time past
+ * the birth time. A file system that keeps no birth time (0) says nothing: such a file is waited for.
+ */
+function neverWritten(stat: BigIntStats): boolean {
+  return stat.size === 0n && stat.birthtimeNs !== 0n && stat.ctimeNs === stat.birthtimeNs;
 }
 
 /** A file error without its message: Node puts the path, and so the session id, in it. */

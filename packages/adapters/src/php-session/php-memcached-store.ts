@@ -3,8 +3,15 @@ import { ketamaPlacement } from './ketama.js';
 import { memcachedConnections, type KeyWithLock, type MemcachedConnections, type MetaGet, type WithLock } from './memcached-connections.js';
 import { readBatches } from './read-batches.js';
 import type { MemcachedServer } from './save-path.js';
-import { expiryDue, readyWithin, type PhpSaveHandlerStore, type RewriteResult, type StoredSession } from './save-handler-store.js';
-import { sharedLocks } from './shared-lock.js';
+import {
+  expiryDue,
+  readyWithin,
+  type PhpSaveHandlerStore,
+  type ReadOptions,
+  type RewriteResult,
+  type StoredSession,
+} from './save-handler-store.js';
+import { LOCK_WAIT_MS, sharedLocks } from './shared-lock.js';
 
 export interface MemcachedStoreOptions {
   readonly servers: readonly MemcachedServer[];
@@ -12,7 +19,7 @@ export interface MemcachedStoreOptions {
   readonly prefix: string;
   readonly gcMaxLifetimeSeconds: number;
   readonly maxBytes: number;
-  /** How many requests may wait on PHP's lock keys at once; past it, 503 with a retry hint. */
+  /** How many requests may wait on PHP's lock keys at once (fewer per session and per client); past it, 503 with a retry hint. */
   readonly maxLockWaiters: number;
   readonly onLockWaiters?: (waiting: number) => void;
   readonly now: () => number;
@@ -21,8 +28,6 @@ export interface MemcachedStoreOptions {
 
 /** memcached refuses longer keys: PHP cannot have stored a session under one. */
 const MAX_KEY_BYTES = 250;
-/** How long a read waits for a PHP request holding the session's lock key, as the files store waits on flock; then 503. */
-const LOCK_WAIT_MS = 2_000;
 const ABSENT: StoredSession = { kind: 'absent' };
 /** Sessions read by one pipelined write at most. */
 const MAX_BATCH = 16;
@@ -37,7 +42,9 @@ const IN_FLIGHT_BATCHES = 8;
  * when a request opens the session and deleted when it closes it, with the session's new version
  * written just before. It orders requests: a read that finds it waits (bounded, as with the files'
  * flock) until PHP's request is done or has written, so the answer follows that request as a second
- * PHP request's would — a sign-out in progress is not answered as signed in. The activity rewrite
+ * PHP request's would — a sign-out in progress is not answered as signed in. A lock key with no
+ * session key is a session PHP has opened and holds with no value yet: absent at once, not waited
+ * for (anyone can open one on an id of their choosing). The activity rewrite
  * yields to a held lock and writes with `cas`, so it never replaces a version PHP wrote after the read.
  */
 export function phpMemcachedStore(options: MemcachedStoreOptions): PhpSaveHandlerStore {
@@ -110,20 +117,20 @@ export function phpMemcachedStore(options: MemcachedStoreOptions): PhpSaveHandle
     return Promise.all([readData(data), lock.on.has(lock.key)]);
   }
 
-  async function read(id: string): Promise<StoredSession> {
+  async function read(id: string, { client }: ReadOptions): Promise<StoredSession> {
     const keys = keysOf(id);
     if (!keys) return ABSENT;
     const { data, lock } = keys;
     const [session, locked] = await readWithLock(data, lock);
-    if (!locked) return session;
+    // Not locked, or locked with no value: nothing a wait would change for this read.
+    if (!locked || session.kind === 'absent') return session;
     const cas = await data.on.casOf(data.key);
     const waited = await locks.take(
+      { session: id, client },
       async () => !(await lock.on.has(lock.key)),
       async () => (await data.on.casOf(data.key)) !== cas,
     );
-    if (waited === 'timeout') throw new SessionUnavailableError(`a PHP request has held this session's lock for over ${LOCK_WAIT_MS} ms`);
-    if (waited === 'busy')
-      throw new SessionUnavailableError(`${options.maxLockWaiters} requests already wait on PHP's session locks`, { retryAfterSeconds: 1 });
+    if (waited === 'timeout' || waited === 'busy') throw locks.refusal(waited);
     // PHP's request is done, or wrote its version: read that.
     return readData(data);
   }
@@ -149,7 +156,7 @@ export function phpMemcachedStore(options: MemcachedStoreOptions): PhpSaveHandle
   }
 
   return {
-    read: (id) => call(() => read(id)),
+    read: (id, readOptions = {}) => call(() => read(id, readOptions)),
     async touchExpiry(id, modifiedMs) {
       const keys = keysOf(id);
       if (!keys || !expiryDue(modifiedMs, options.now(), options.gcMaxLifetimeSeconds)) return;

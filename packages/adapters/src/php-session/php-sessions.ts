@@ -22,6 +22,7 @@ import { phpRedisClusterStore } from './php-redis-cluster-store.js';
 import { DEFAULT_PDO_COLUMNS, DEFAULT_PDO_TABLE, parsePdoColumns, parsePdoSavePath, parsePdoTable } from './pdo-table.js';
 import { phpPdoStore } from './php-pdo-store.js';
 import { rateLimitedReport } from './rate-limited-report.js';
+import { LOCK_WAIT_MS } from './shared-lock.js';
 import { toPlain } from './to-plain.js';
 
 export interface PhpSessionsOptions extends PhpSessionSettings {
@@ -50,7 +51,10 @@ export interface PhpSessionProblem {
   /** A hash of the session id, never the id. */
   readonly sessionHash?: string;
   readonly detail?: string;
-  /** How many more of this kind were not reported since the last report of it (empty and undecodable sessions are reported at most once a minute). */
+  /**
+   * How many more of this kind were not reported since the last report of it (empty and undecodable
+   * sessions, and touches failing for one reason, are reported at most once a minute).
+   */
   readonly unreported?: number;
 }
 
@@ -60,10 +64,9 @@ export class PhpSessionConfigError extends Error {
 }
 
 const DEFAULT_MAX_BYTES = 1024 * 1024;
-const DEFAULT_LOCK_WAITERS = 8;
-/** Reads of one session that found PHP mid-write, each time a new version, before the request gives up (503). */
-const MAX_READS = 8;
-/** Empty and undecodable sessions are said at most this often: any visitor can make one per request. */
+/** Waiters cost a descriptor and a timer each (no process): the bound keeps a stuck PHP from piling up thousands. */
+const DEFAULT_LOCK_WAITERS = 128;
+/** Empty and undecodable sessions, and a touch failing the same way, are said at most this often: any visitor can make one per request. */
 const REPEATED_PROBLEM_EVERY_MS = 60_000;
 const NO_SESSION: Session = { currentUser: () => Promise.resolve(undefined) };
 
@@ -93,13 +96,17 @@ export function phpSessions(options: PhpSessionsOptions): PhpSessionStore {
   const used: ReadonlySet<string> = new Set(activityKey === undefined ? [userKey] : [userKey, activityKey]);
 
   /** The session decoded, and when its expiry last moved if the store says. */
-  async function load(id: string): Promise<{ session: DecodedPhpSession; modifiedMs: number | undefined } | undefined> {
+  async function load(
+    id: string,
+    client: string | undefined,
+  ): Promise<{ session: DecodedPhpSession; modifiedMs: number | undefined } | undefined> {
     // A hash for a report only: most reads have none to make.
     const hash = () => sessionIdHash(id);
     // An empty or undecodable read that is not final may have caught PHP mid-write: read again, as
-    // PHP's lock guarantees it or as PHP's next write leaves it.
-    for (let reads = 1; ; reads += 1) {
-      const stored = await store.read(id, reads > 1);
+    // PHP's lock guarantees it or as PHP's next write leaves it, for as long as one lock wait in all.
+    let consistentUntil: number | undefined;
+    for (;;) {
+      const stored = await store.read(id, consistentUntil === undefined ? { client } : { client, consistentUntil });
       if (stored.kind === 'absent') return undefined;
       if (stored.kind === 'refused') {
         report({ kind: stored.reason, sessionHash: hash(), ...(stored.detail === undefined ? {} : { detail: stored.detail }) });
@@ -122,7 +129,11 @@ export function phpSessions(options: PhpSessionsOptions): PhpSessionStore {
         reportRepeated(stored.bytes.length === 0 ? 'empty' : 'undecodable', problem);
         return undefined;
       }
-      if (reads === MAX_READS) throw new SessionUnavailableError(`the PHP session was caught mid-write ${MAX_READS} times in a row`);
+      consistentUntil ??= performance.now() + LOCK_WAIT_MS;
+      // The store's lock wait ends at the deadline too: this only bounds a store that reads unlocked again.
+      if (performance.now() >= consistentUntil) {
+        throw new SessionUnavailableError(`the PHP session was caught mid-write for over ${LOCK_WAIT_MS} ms`);
+      }
     }
   }
 
@@ -190,7 +201,8 @@ export function phpSessions(options: PhpSessionsOptions): PhpSessionStore {
         error instanceof SessionUnavailableError
           ? error.message.replaceAll(id, '<session id>')
           : ((error as NodeJS.ErrnoException).code ?? (error as Error).message);
-      report({ kind: 'touch-failed', sessionHash: sessionIdHash(id), detail });
+      // A read-only directory fails every touch: said once a minute per reason, so another reason still shows.
+      reportRepeated(`touch-failed ${detail}`, () => ({ kind: 'touch-failed', sessionHash: sessionIdHash(id), detail }));
     }
   }
 
@@ -206,7 +218,7 @@ export function phpSessions(options: PhpSessionsOptions): PhpSessionStore {
     kind: 'php',
     handler: options.saveHandler,
     cookieName,
-    sessionFor(cookieHeader) {
+    sessionFor(cookieHeader, client) {
       const id = sessionIdFromCookies(cookieHeader, cookieName);
       if (id === undefined) return NO_SESSION;
       let loaded: Awaited<ReturnType<typeof load>>;
@@ -214,7 +226,7 @@ export function phpSessions(options: PhpSessionsOptions): PhpSessionStore {
       // session is reported and answered as signed out, never deleted.
       return controlledSession(
         {
-          read: async () => (loaded = await load(id))?.session,
+          read: async () => (loaded = await load(id, client))?.session,
           expire: () => report({ kind: 'idle', sessionHash: sessionIdHash(id) }),
           touch: (at) => touchSession(id, loaded!, userOf(loaded!.session)!.id, Math.floor(at / 1000)),
         },

@@ -51,6 +51,17 @@ export async function readyWithin(ping: () => Promise<void>, timeoutMs: number):
   }
 }
 
+/** How one read of a session goes. */
+export interface ReadOptions {
+  /** The client's address as TRUST_PROXY resolves it: bounds how many of its reads wait on PHP's locks. */
+  readonly client?: string | undefined;
+  /**
+   * Wait for PHP's own lock, or for PHP's next write, until this `performance.now()` time at the
+   * latest: asked for when a read that is not final did not decode.
+   */
+  readonly consistentUntil?: number;
+}
+
 /** How a conditional rewrite ended. */
 export type RewriteResult = 'written' | 'unchanged' | 'yielded' | 'absent';
 
@@ -59,12 +70,8 @@ export type RewriteResult = 'written' | 'unchanged' | 'yielded' | 'absent';
  * been validated. Failures to reach the store are `SessionUnavailableError`s.
  */
 export interface PhpSaveHandlerStore {
-  /**
-   * The session's bytes. `consistent`: wait for PHP's own lock, or for PHP's next write (a store
-   * whose writes are atomic always reads final bytes); asked for when a read that is not final did
-   * not decode.
-   */
-  read(id: string, consistent?: boolean): Promise<StoredSession>;
+  /** The session's bytes (a store whose writes are atomic always reads final bytes). */
+  read(id: string, options?: ReadOptions): Promise<StoredSession>;
   /**
    * Moves the session's expiry as PHP's own write would, unless the read's `modifiedMs` says it
    * moved lately (`expiryDue`); never creates the session.

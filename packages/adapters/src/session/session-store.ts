@@ -36,8 +36,11 @@ export interface PhpSessionStore extends SessionStoreLifecycle {
   /** PHP's `session.save_handler`: where the PHP app keeps them. */
   readonly handler: 'files' | 'redis' | 'rediscluster' | 'memcached' | 'pdo';
   readonly cookieName: string;
-  /** The session of a request, from its `Cookie` header; read once, on first use. */
-  sessionFor(cookieHeader: string | undefined): Session;
+  /**
+   * The session of a request, from its `Cookie` header; read once, on first use. `client`: the
+   * request's address as TRUST_PROXY resolves it, which bounds how many of its reads wait on PHP's locks.
+   */
+  sessionFor(cookieHeader: string | undefined, client?: string): Session;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { statSync, writeFileSync } from 'node:fs';
+import { statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SessionUnavailableError } from '@cotizaciones/core';
@@ -94,13 +94,33 @@ describe("PHP files sessions: PHP's lock without a process, bounded", () => {
     php[Symbol.dispose]();
   });
 
-  it('200 requests for a session PHP is writing: 8 wait for its lock, the rest are told to come back in a second; the 8 then read what PHP wrote', async () => {
+  it("an empty file PHP has just created and holds (no value yet): no user at once, PHP's lock not waited for", async () => {
+    const dir = temporaryDir('php-locks-');
+    const id = 'n'.repeat(26);
+    const file = join(dir, `sess_${id}`);
+    writeFileSync(file, '');
+    // The clock stopped when PHP created the file: changed lately, for the whole test.
+    const createdMs = statSync(file).ctimeMs;
+    const waiting: number[] = [];
+    const sessions = phpSessions({
+      saveHandler: 'files',
+      savePath: dir,
+      touch: 'none',
+      now: () => createdMs,
+      onLockWaiters: (count) => waiting.push(count),
+    });
+    const php = holdAsPhp(file);
+    const answers = await Promise.all(Array.from({ length: 20 }, () => sessions.sessionFor(`PHPSESSID=${id}`).currentUser()));
+    expect(answers).toEqual(Array.from({ length: 20 }, () => undefined));
+    expect(waiting).toEqual([]);
+    php[Symbol.dispose]();
+  });
+
+  it('200 requests for a session PHP is writing: 6 wait for its lock (a browser’s requests at once), the rest are told to come back in a second; the 6 then read what PHP wrote', async () => {
     const dir = temporaryDir('php-locks-');
     const id = 'w'.repeat(26);
     const file = join(dir, `sess_${id}`);
-    writeFileSync(file, '');
-    // The clock stopped when PHP created the file: it stays a write in progress for the whole test.
-    const createdMs = statSync(file).ctimeMs;
+    const createdMs = truncatedByPhp(file);
     let waiting = 0;
     let mostWaiting = 0;
     const sessions = phpSessions({
@@ -115,25 +135,24 @@ describe("PHP files sessions: PHP's lock without a process, bounded", () => {
     });
     const php = holdAsPhp(file);
     const spawns = countSpawns();
-    const { answers, turnedAway } = await askUntilTurnedAway(sessions, id, 200, 192);
-    expect({ turnedAway: turnedAway.length, waiting }).toEqual({ turnedAway: 192, waiting: 8 });
+    const { answers, turnedAway } = await askUntilTurnedAway(sessions, [id], 200, 194);
+    expect({ turnedAway: turnedAway.length, waiting }).toEqual({ turnedAway: 194, waiting: 6 });
     for (const error of turnedAway) {
       expect(error).toBeInstanceOf(SessionUnavailableError);
       expect((error as SessionUnavailableError).retryAfterSeconds).toBe(1);
     }
     php.finish(SIGNED_IN);
     const settled = await Promise.all(answers);
-    expect(settled.filter((answer) => !(answer instanceof Error))).toEqual(Array.from({ length: 8 }, () => ({ id: '7' })));
-    expect({ mostWaiting, waiting }).toEqual({ mostWaiting: 8, waiting: 0 });
+    expect(settled.filter((answer) => !(answer instanceof Error))).toEqual(Array.from({ length: 6 }, () => ({ id: '7' })));
+    expect({ mostWaiting, waiting }).toEqual({ mostWaiting: 6, waiting: 0 });
     expect(spawns).not.toHaveBeenCalled();
   });
 
-  it('PHP_SESSION_LOCK_WAITERS sets the bound', async () => {
+  it('PHP_SESSION_LOCK_WAITERS sets the bound across sessions', async () => {
     const dir = temporaryDir('php-locks-');
-    const id = 'x'.repeat(26);
-    const file = join(dir, `sess_${id}`);
-    writeFileSync(file, '');
-    const createdMs = statSync(file).ctimeMs;
+    const ids = ['x', 'y', 'z'].map((letter) => letter.repeat(26));
+    const files = ids.map((id) => join(dir, `sess_${id}`));
+    const createdMs = Math.min(...files.map(truncatedByPhp));
     let mostWaiting = 0;
     const sessions = phpSessions({
       saveHandler: 'files',
@@ -143,22 +162,36 @@ describe("PHP files sessions: PHP's lock without a process, bounded", () => {
       now: () => createdMs,
       onLockWaiters: (count) => (mostWaiting = Math.max(mostWaiting, count)),
     });
-    const php = holdAsPhp(file);
-    const { answers, turnedAway } = await askUntilTurnedAway(sessions, id, 5, 3);
+    const phps = files.map(holdAsPhp);
+    const { answers, turnedAway } = await askUntilTurnedAway(sessions, ids, 5, 3);
     expect(turnedAway).toHaveLength(3);
-    php.finish(SIGNED_IN);
+    for (const php of phps) php.finish(SIGNED_IN);
     const settled = await Promise.all(answers);
     expect(settled.filter((answer) => !(answer instanceof Error))).toEqual([{ id: '7' }, { id: '7' }]);
     expect(mostWaiting).toBe(2);
   });
 });
 
-/** `count` requests for the session at once, answered once `expected` of them have been turned away (or a deadline that only bounds a hang). */
-async function askUntilTurnedAway(sessions: ReturnType<typeof phpSessions>, id: string, count: number, expected: number) {
+/**
+ * A session PHP is rewriting shorter, its lock held: truncated (its change time past its birth time,
+ * as after PHP's ftruncate), the new version not written yet. Gives its change time in ms.
+ */
+function truncatedByPhp(file: string): number {
+  writeFileSync(file, SIGNED_IN);
+  // The file's times tick with the kernel's coarse clock: truncated again until the change time moves.
+  for (;;) {
+    truncateSync(file, 0);
+    const stat = statSync(file, { bigint: true });
+    if (stat.ctimeNs !== stat.birthtimeNs) return Number(stat.ctimeNs / 1_000_000n);
+  }
+}
+
+/** `count` requests for the sessions at once (in turn), answered once `expected` of them have been turned away (or a deadline that only bounds a hang). */
+async function askUntilTurnedAway(sessions: ReturnType<typeof phpSessions>, ids: string[], count: number, expected: number) {
   const turnedAway: unknown[] = [];
-  const answers = Array.from({ length: count }, () =>
+  const answers = Array.from({ length: count }, (_, i) =>
     sessions
-      .sessionFor(`PHPSESSID=${id}`)
+      .sessionFor(`PHPSESSID=${ids[i % ids.length]}`)
       .currentUser()
       .catch((error: unknown) => {
         turnedAway.push(error);

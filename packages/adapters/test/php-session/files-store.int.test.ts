@@ -205,6 +205,61 @@ describe.skipIf(missing('php', phpAvailable()))('PHP sessions in files, written 
       expect({ signedOut, lost, problems }).toEqual({ signedOut: 0, lost: 0, problems: [] });
     }, 180_000);
 
+    it('two PHP workers rewriting one session back to back, six requests of its user reading it: no 503, no sign-out, no PHP write lost', async () => {
+      const { cookie } = await php.get('session.php?action=signin&id=13');
+      const id = cookie!.split('=')[1]!;
+      const stopFile = join(php.dir, 'stop-busy-writers');
+      const ROUNDS = 1_500;
+      // Bounded in rounds, in time (the fixture's 60 s) and by the stop file, written whatever happens.
+      const writers = [1, 2].map(() => {
+        const writer = spawn(
+          'php',
+          [
+            ...iniFlags({ 'session.save_handler': 'files', 'session.save_path': php.dir }),
+            `${phpFixtures}busy-writer.php`,
+            id,
+            String(ROUNDS),
+            stopFile,
+          ],
+          { stdio: ['ignore', 'pipe', 'inherit'] },
+        );
+        let output = '';
+        writer.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+        return once(writer, 'exit').then(([code]) => ({ code: code as number | null, output }));
+      });
+      const adapter = phpSessions({ saveHandler: 'files', savePath: php.dir, touch: 'none' });
+      let done = false;
+      const seen = { reads: 0, signedOut: 0, unavailable: [] as string[] };
+      const reader = async () => {
+        while (!done) {
+          try {
+            if ((await adapter.sessionFor(cookie).currentUser())?.id !== '13') seen.signedOut += 1;
+          } catch (error) {
+            seen.unavailable.push((error as Error).message);
+          }
+          seen.reads += 1;
+        }
+      };
+      let exits: { code: number | null; output: string }[] = [];
+      try {
+        const readers = Array.from({ length: 6 }, reader);
+        exits = await Promise.all(writers);
+        done = true;
+        await Promise.all(readers);
+      } finally {
+        done = true;
+        await writeFile(stopFile, '');
+        await Promise.all(writers);
+        await rm(stopFile);
+      }
+      const rounds = exits.map(({ code, output }) => (code === 0 ? (JSON.parse(output) as { rounds: number }).rounds : -1));
+      console.log(`[php files] ${seen.reads} reads by six clients while two PHP workers rewrote the session ${rounds.join(' + ')} times`);
+      expect(rounds).toEqual([ROUNDS, ROUNDS]);
+      // Every round a PHP request: its counter + 1 kept, as the next request's lock guarantees.
+      expect(await counterOf(php.dir, id)).toBe(2 * ROUNDS);
+      expect({ signedOut: seen.signedOut, unavailable: seen.unavailable }).toEqual({ signedOut: 0, unavailable: [] });
+    }, 120_000);
+
     /** Holds the session file's lock as PHP does (exclusive flock) while `script` rewrites it; resolves once `ready` holds. */
     const holdLock = async (file: string, script: string, ready: () => Promise<boolean>) => {
       // --close: the lock is flock's own, so ending its process group ends the lock with it.
@@ -341,6 +396,35 @@ describe.skipIf(missing('php', phpAvailable()))('PHP sessions in files, written 
         ]);
       } finally {
         execFileSync('chattr', ['-i', file]);
+      }
+    });
+
+    it('on a read-only directory (EROFS) the failed touch is said once a minute, with how many were not said; every request answered', async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'php-sess-ro-'));
+      const id = 'Q'.repeat(26);
+      await writeFile(join(dir, `sess_${id}`), 'user|a:1:{s:2:"id";i:15;}');
+      // Touched ten minutes ago: every request's touch is due.
+      let now = Date.now() + 600_000;
+      // A read-only bind mount of the directory on itself (the test runs as root): writes fail with EROFS.
+      execFileSync('mount', ['--bind', dir, dir]);
+      try {
+        execFileSync('mount', ['-o', 'remount,bind,ro', dir]);
+        const problems: PhpSessionProblem[] = [];
+        const adapter = phpSessions({
+          saveHandler: 'files',
+          savePath: dir,
+          now: () => now,
+          onProblem: (problem) => problems.push(problem),
+        });
+        for (let i = 0; i < 40; i += 1) expect(await adapter.sessionFor(`PHPSESSID=${id}`).currentUser()).toMatchObject({ id: '15' });
+        const said = { kind: 'touch-failed', detail: 'EROFS', sessionHash: expect.stringMatching(/^[0-9a-f]{16}$/) as string };
+        expect(problems).toEqual([said]);
+        now += 60_000;
+        expect(await adapter.sessionFor(`PHPSESSID=${id}`).currentUser()).toMatchObject({ id: '15' });
+        expect(problems).toEqual([said, { ...said, unreported: 39 }]);
+      } finally {
+        execFileSync('umount', [dir]);
+        await rm(dir, { recursive: true, force: true });
       }
     });
 

@@ -188,6 +188,97 @@ describe('PHP sessions in memcached (php-memcached), written by a real PHP', () 
     await adapter.close();
   });
 
+  /** A real PHP request holding session `id` open (php-memcached's lock key) until `stop` exists (`hold-session.php`). */
+  const holding = async (id: string, stop: string) => {
+    const holder = spawn('php', [...iniFlags(ini()), `${phpFixtures}hold-session.php`, id, stop, 'keep'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const exited = once(holder, 'exit');
+    await once(holder.stdout, 'data');
+    return { exited };
+  };
+
+  it("PHP's lock key with no session key (a session PHP opened with no value yet): no user at once, the lock not waited for", async () => {
+    const waiting: number[] = [];
+    const adapter = adapterFor([], { onLockWaiters: (count) => waiting.push(count) });
+    await adapter.ready(2_000);
+    const id = 'fresh'.repeat(5) + 'f';
+    const stop = join(scratch, 'stop-fresh');
+    const { exited } = await holding(id, stop);
+    try {
+      expect(await stored(`${PREFIX}lock.${id}`)).toBeDefined();
+      expect(await Promise.all(Array.from({ length: 20 }, () => adapter.sessionFor(`PHPSESSID=${id}`).currentUser()))).toEqual(
+        Array.from({ length: 20 }, () => undefined),
+      );
+      expect(waiting).toEqual([]);
+    } finally {
+      await writeFile(stop, '');
+      await exited;
+      await rm(stop);
+      await one.send(`delete ${PREFIX}${id}\r\n`);
+      await adapter.close();
+    }
+  });
+
+  it("one client's 16 looping reads of two sessions PHP holds for it (one with no value), 20 users whose sessions PHP holds a moment: no user 503, each signed in", async () => {
+    const php = await start();
+    let waiting = 0;
+    const adapter = adapterFor([], { onLockWaiters: (count) => (waiting = count) });
+    await adapter.ready(2_000);
+    const attackerIds = ['attacker'.repeat(3) + 'aa', idOf((await php.get('session.php?action=signin&id=66')).cookie)];
+    const victims: { id: string; user: string }[] = [];
+    for (let i = 0; i < 20; i += 1)
+      victims.push({ id: idOf((await php.get(`session.php?action=signin&id=${100 + i}`)).cookie), user: String(100 + i) });
+    const stopAttacker = join(scratch, 'stop-attacker');
+    const stopVictims = join(scratch, 'stop-victims');
+    const attackerHolds = await Promise.all(attackerIds.map((id) => holding(id, stopAttacker)));
+    let attacking = true;
+    let attackerAnswers = 0;
+    const loops = Array.from({ length: 16 }, async (_, i) => {
+      while (attacking) {
+        await adapter
+          .sessionFor(`PHPSESSID=${attackerIds[i % 2]!}`, '203.0.113.66')
+          .currentUser()
+          .catch(() => undefined);
+        attackerAnswers += 1;
+      }
+    });
+    try {
+      // Its first answers: the session with no value at once (turned away, where its places were all the instance's).
+      while (attackerAnswers < 8) await new Promise((resolve) => setTimeout(resolve, 5));
+      const victimHolds = await Promise.all(victims.map(({ id }) => holding(id, stopVictims)));
+      // Each user's page: two requests at once, from the user's own address.
+      const answers = Promise.all(
+        victims.flatMap(({ id }, i) =>
+          [1, 2].map(() =>
+            adapter
+              .sessionFor(`PHPSESSID=${id}`, `198.51.100.${i + 1}`)
+              .currentUser()
+              .then(
+                (user) => user?.id,
+                (error: unknown) => (error as Error).message,
+              ),
+          ),
+        ),
+      );
+      // PHP's requests end once the users' reads wait on them (or, if they never all do, after a bound on a hang).
+      const deadline = Date.now() + 5_000;
+      while (waiting < 40 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+      await writeFile(stopVictims, '');
+      expect(await answers).toEqual(victims.flatMap(({ user }) => [user, user]));
+      await Promise.all(victimHolds.map(({ exited }) => exited));
+    } finally {
+      attacking = false;
+      await writeFile(stopAttacker, '');
+      await writeFile(stopVictims, '');
+      await Promise.all(loops);
+      await Promise.all(attackerHolds.map(({ exited }) => exited));
+      await rm(stopAttacker);
+      await rm(stopVictims);
+      await adapter.close();
+    }
+  }, 60_000);
+
   it('a lock PHP never releases makes the read unavailable (503) within the bound, never a stale answer', async () => {
     const adapter = adapterFor();
     await adapter.ready(2_000);
