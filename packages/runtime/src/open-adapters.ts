@@ -50,7 +50,8 @@ export async function openAdapters(config: RuntimeConfig, log: Log, options: Ope
   // A static token is no fetch: nothing to see in a trace.
   const tokens = config.tracing.enabled && config.tokenSource.kind !== 'static' ? tracedTokens(source, config.tokenSource.kind) : source;
 
-  if (config.dataFolder) mkdirSync(config.dataFolder, { recursive: true });
+  // Owner only, like the files in it: audit rows, user ids, client IPs.
+  if (config.dataFolder) mkdirSync(config.dataFolder, { recursive: true, mode: 0o700 });
   const activity = openActivityLog(config.activityLogUrl, {
     table: config.activityLogTable,
     deadLetterFile: config.activityLogDeadLetter,
