@@ -3,7 +3,7 @@ import type { UseCaseDeps } from '@cotizaciones/core';
 import { openActivityLog, type BufferedActivityLog, type ReadableActivityLogStore } from '@cotizaciones/adapters';
 import { reportActivityProblem } from './activity-problems.js';
 import { describeUpstream, openTokenSource, openUpstream } from './open-upstream.js';
-import { failedChecks, readinessCheck } from './readiness-check.js';
+import { failedChecks, readinessCheck, type Finding } from './readiness-check.js';
 import { tracedTokens } from './traced-tokens.js';
 import { tracedUpstream } from './traced-upstream.js';
 import type { Log } from './redacting-log.js';
@@ -20,7 +20,7 @@ export interface Adapters {
    * What the endpoints do without at the moment: the activity log, best effort, when its store does
    * not answer (its entries are kept until it does). Empty when nothing.
    */
-  degraded(): Promise<string[]>;
+  degraded(): Promise<Finding[]>;
   /** Writes pending activity entries (within `timeoutMs`) and closes every connection. */
   close(timeoutMs: number): Promise<void>;
 }
