@@ -79,7 +79,8 @@ export function openJournal(path: string, target: string, newRunId: string): Jou
       entries.push(json === undefined ? undefined : entryOfJson(json));
     }
   }
-  const fd = openSync(path, 'a');
+  // Owner only: it holds the pending audit entries (user ids, client IPs).
+  const fd = openSync(path, 'a', 0o600);
   if (first === undefined) writeSync(fd, `${header}\n`);
   const runId = kept ?? newRunId;
   if (kept === undefined) writeSync(fd, `${RUN}${runId}\n`);

@@ -22,10 +22,12 @@ export async function replayDeadLetter(
   // The store's errors never carry the URL's password: it takes it out of every driver message.
   const store = await openSqlActivityLogStore(config.activityLogUrl, { table: config.activityLogTable });
   try {
-    const result =
+    const result: ReplayResult & { skipped?: number } =
       args.fromLog === undefined ? await replayDeadLetterFile(path, store, { signal }) : await replayCapturedLog(path, store, { signal });
     const source = args.fromLog === undefined ? path : `${path} (captured log, left as it is)`;
-    process.stdout.write(`replay-dead-letter: ${source} → ${engine} table ${config.activityLogTable}: ${summary(result)}\n`);
+    // A captured log's other lines (the server's own log, other processes' output) are skipped: counted, never written.
+    const skipped = result.skipped === undefined ? '' : `, ${result.skipped} other lines skipped`;
+    process.stdout.write(`replay-dead-letter: ${source} → ${engine} table ${config.activityLogTable}: ${summary(result)}${skipped}\n`);
     if (result.stoppedBy) process.stdout.write(`replay-dead-letter: stopped early: ${result.stoppedBy}\n`);
     const left = result.stillRefused + result.failedChecks + result.unreadable + result.oversized + result.notTried;
     return left === 0 ? 0 : 1;

@@ -28,7 +28,8 @@ export function openResultsFile(path: string, onRow?: (row: string) => void): Re
     for (let n = 1; kept === undefined; n += 1) if (!existsSync(`${stem}.${n}${ext}`)) kept = `${stem}.${n}${ext}`;
     renameSync(path, kept);
   }
-  const fd = openSync(path, 'wx');
+  // Owner only, like every file the service and the CLI create: its messages name the input's values.
+  const fd = openSync(path, 'wx', 0o600);
   writeSync(fd, 'line,outcome,message\n');
   const file = batchedFile(fd);
   return {

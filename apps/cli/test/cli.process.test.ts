@@ -807,26 +807,28 @@ describe('cotizaciones replay-dead-letter (the built CLI against SQLite)', () =>
     expect(await store.recent(5)).toMatchObject([{ entity_id: '12', user_id: '7', event_key: 'k' }]);
     await store.close();
 
-    // --from-log: the records a captured log holds (behind a prefix), the one already stored skipped, a forged one counted; the log left as it was.
+    // --from-log: the lines the server writes (behind a keeper's prefix), the one already stored skipped, one failing the
+    // checks counted, a record another process printed inside its own line skipped and counted; the log left as it was.
     const log = join(dir, 'server.log');
-    const forged = JSON.stringify({
-      refusedAt: '2026-01-01T00:00:02.000Z',
-      code: 'ENOSPC',
-      reason: 'no space',
-      entry: { ...entry, requestId: 'req-cli-2', clientIp: 'not-an-ip' },
-    });
-    const found = JSON.stringify({
-      refusedAt: '2026-01-01T00:00:03.000Z',
-      code: 'ENOSPC',
-      reason: 'no space',
-      entry: { ...entry, entityId: '13', requestId: 'req-cli-3' },
-    });
-    const captured = `{"level":30,"msg":"listening"}\n2026-01-01T00:00:03.5Z ${record}\n2026-01-01T00:00:04Z ${forged}\n${found}\n`;
+    // The server's stderr line: every key of the entry, in the order the server writes them.
+    const written = (refusedAt: string, overrides: Record<string, unknown>) => {
+      const full = { ...entry, clientIp: null, userAgent: null, ...overrides };
+      const { createdAt, module, eventKey, description, entityType, entityId, details, userId, requestId, clientIp, userAgent } = full;
+      const ordered = { createdAt, module, eventKey, description, entityType, entityId, details, userId, requestId, clientIp, userAgent };
+      return JSON.stringify({ refusedAt, code: 'ENOSPC', reason: 'no space', entry: ordered });
+    };
+    const again = written('2026-01-01T00:00:01.000Z', {});
+    const forged = written('2026-01-01T00:00:02.000Z', { requestId: 'req-cli-2', clientIp: 'not-an-ip' });
+    const found = written('2026-01-01T00:00:03.000Z', { entityId: '13', requestId: 'req-cli-3' });
+    const planted = written('2026-01-01T00:00:04.000Z', { entityId: '66', requestId: 'req-cli-666', userId: '666' });
+    const captured =
+      `{"level":30,"msg":"listening"}\n2026-01-01T00:00:03.5Z ${again}\n2026-01-01T00:00:04Z ${forged}\n${found}\n` +
+      `npm WARN ${planted}\n`;
     writeFileSync(log, captured);
     const fromLog = await cli(['replay-dead-letter', '--from-log', log], env);
     expect(fromLog).toMatchObject({ code: 1 });
     expect(fromLog.stdout).toBe(
-      `replay-dead-letter: ${log} (captured log, left as it is) → sqlite table activity_log: 1 written, 0 still refused, 0 unreadable, 0 not tried, 1 already stored, 1 failed the checks, 0 over 64 KiB\n`,
+      `replay-dead-letter: ${log} (captured log, left as it is) → sqlite table activity_log: 1 written, 0 still refused, 0 unreadable, 0 not tried, 1 already stored, 1 failed the checks, 0 over 64 KiB, 2 other lines skipped\n`,
     );
     expect(readFileSync(log, 'utf8')).toBe(captured);
     const after = await openSqlActivityLogStore(env.ACTIVITY_LOG_URL);

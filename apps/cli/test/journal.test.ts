@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { entryRecord } from '@cotizaciones/adapters';
@@ -60,5 +60,16 @@ describe('the journal', () => {
     expect(again).toMatchObject({ byLineNumber: 3, recorded: 4 });
     expect(again.appliedAt(line(9, '1', 3))).toBe(9);
     again.close();
+  });
+
+  it("is its owner's only (0600) under a umask of 022: it holds the pending audit entries", () => {
+    const path = join(dir, 'private.journal');
+    const umask = process.umask(0o022);
+    try {
+      openJournal(path, TARGET, 'run-1').close();
+    } finally {
+      process.umask(umask);
+    }
+    expect((statSync(path).mode & 0o777).toString(8)).toBe('600');
   });
 });

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
@@ -27,5 +27,16 @@ describe('the results file', () => {
       ),
       { numRuns: 300 },
     );
+  });
+
+  it("is its owner's only (0600) under a umask of 022, like every file the CLI creates", () => {
+    const path = join(dir, 'private.csv');
+    const umask = process.umask(0o022);
+    try {
+      openResultsFile(path).close();
+    } finally {
+      process.umask(umask);
+    }
+    expect((statSync(path).mode & 0o777).toString(8)).toBe('600');
   });
 });

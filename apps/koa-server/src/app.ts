@@ -11,7 +11,7 @@ import { REJECTIONS } from './http/rejection.js';
 import type { RequestState } from './http/request-state.js';
 import { requestFrame } from './http/request-frame.js';
 import { replyJsonText } from './http/answers.js';
-import { PROBE_PATHS, probeAnswers } from './http/probes.js';
+import { metricsTokenHolders, PROBE_PATHS, probeAnswers } from './http/probes.js';
 import type { MetricsAccess } from './config.js';
 import type { Metrics } from './metrics.js';
 import { openApiDocument } from './openapi.js';
@@ -75,10 +75,10 @@ export function createApp(options: AppOptions, deps: AppDeps): Koa<RequestState>
 
   const router = new Router<RequestState>({ sensitive: true, strict: true });
   // The same answers as the server's own ahead of the line (probesAheadOfLine), for the probes it leaves to the line: pipelined, HEAD, with a body.
-  const probes = probeAnswers(deps.readiness);
+  const probes = probeAnswers(deps.readiness, metricsTokenHolders(options.metrics));
   for (const path of PROBE_PATHS) {
     router.get(path, (ctx) => {
-      const { status, body } = probes(path);
+      const { status, body } = probes(path, ctx.headers.authorization);
       replyJsonText(ctx, status, body);
     });
   }

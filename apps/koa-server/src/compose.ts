@@ -6,6 +6,7 @@ import {
   openAdapters,
   openSessionStore,
   openTracing,
+  plainFinding,
   readinessCheck,
   readinessMonitor,
   type Log,
@@ -112,7 +113,7 @@ export async function compose(config: Config, log: Log): Promise<Service> {
 
 /** How long after one readiness check ends the next starts. */
 const READINESS_EVERY_MS = 1_000;
-const SHUTTING_DOWN: Readiness = { checked: true, reasons: ['shutting down'], degraded: [] };
+const SHUTTING_DOWN: Readiness = { checked: true, reasons: [plainFinding('shutting down')], degraded: [] };
 
 /** The activity log is the one store the endpoints do without: what a check finds degraded is it. */
 const activityStoreUp = ({ checked, degraded }: Readiness): boolean => checked && degraded.length === 0;

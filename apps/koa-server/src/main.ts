@@ -3,7 +3,7 @@ import { createLog, onStopSignals, stdoutSink } from '@cotizaciones/runtime';
 import { ConfigError, loadConfig } from './config.js';
 import { compose } from './compose.js';
 import { createHttpServer } from './http-server.js';
-import { probesAheadOfLine } from './http/probes.js';
+import { metricsTokenHolders, probesAheadOfLine } from './http/probes.js';
 import { gracefulShutdown } from './shutdown.js';
 
 const stdout = stdoutSink();
@@ -22,7 +22,12 @@ async function main(): Promise<void> {
   if (config.metrics === 'off')
     log.warn('METRICS_TOKEN is unset in production: GET /metrics is not served (404); set it to scrape the metrics');
   const service = await compose(config, log);
-  const http = createHttpServer(service.app.callback(), config.httpLimits, log, probesAheadOfLine(service.readiness));
+  const http = createHttpServer(
+    service.app.callback(),
+    config.httpLimits,
+    log,
+    probesAheadOfLine(service.readiness, metricsTokenHolders(config.metrics)),
+  );
   http.server.listen(config.port, config.host);
   await once(http.server, 'listening');
   const address = http.server.address();

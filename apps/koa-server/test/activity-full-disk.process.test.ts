@@ -1,10 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
-import { closeSync, existsSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openSpool } from '@cotizaciones/adapters';
+import { inMemoryActivityLogStore, openSpool, replayCapturedLog } from '@cotizaciones/adapters';
 import { missing, openSqliteReadOnly, startStubUpstream } from '@cotizaciones/adapters/testing';
 import { expectAnswer } from './support/contract-headers.js';
 import { startProcess } from './support/process.js';
@@ -125,6 +125,23 @@ describe.skipIf(missing('root (the test mounts a small file system)', root))(
       expect(onStderr.length).toBeGreaterThan(0);
       expect(onStderr.every((line) => line.code === 'UNWRITTEN_AT_CLOSE' && line.entry.requestId !== null)).toBe(true);
       expect(server.output()).not.toMatch(/"lost":[1-9]/);
+
+      // `replay-dead-letter --from-log` takes every line the server wrote to stderr as it wrote it, and only those.
+      const captured = mkdtempSync(join(tmpdir(), 'full-disk-stderr-'));
+      try {
+        const file = join(captured, 'stderr.log');
+        writeFileSync(file, server.stderr());
+        const replayed = await replayCapturedLog(file, inMemoryActivityLogStore());
+        expect(replayed).toMatchObject({ written: onStderr.length, failedChecks: 0, unreadable: 0, oversized: 0 });
+        expect(replayed.skipped).toBe(
+          server
+            .stderr()
+            .split('\n')
+            .filter((line) => line !== '').length - onStderr.length,
+        );
+      } finally {
+        rmSync(captured, { recursive: true, force: true });
+      }
     });
   },
 );

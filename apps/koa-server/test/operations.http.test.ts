@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { expectAnswer } from './support/contract-headers.js';
 import { FIELD_PATH, ITEM_PATH, form, startService } from './support/service.js';
@@ -89,11 +90,51 @@ describe('GET /readyz', () => {
     const response = await fetch(`${svc.url}/readyz`);
     const text = await response.text();
     expect(response.status).toBe(200);
-    expect(JSON.parse(text)).toEqual({ ok: true, degraded: [expect.stringMatching(/^activity log: .*ECONNREFUSED/)] });
+    expect(JSON.parse(text)).toEqual({ ok: true, degraded: ['activity log: unavailable'] });
     expect(text).not.toContain('SECRET');
     expect(value(await (await fetch(`${svc.url}/metrics`)).text(), 'activity_log_store_up')).toBe(0);
     const cookie = await svc.signIn();
     await expectAnswer(await svc.post(FIELD_PATH, form({ id: '1' }), { cookie }), 200, '{"ok":true}');
+    await svc.close();
+  });
+
+  it("names the failing part to anyone, and its host, port and driver message only to the metrics token's holder", async () => {
+    const token = 'metrics-token-0123456789';
+    const svc = await startService({ ACTIVITY_LOG_URL: 'postgres://postgres:SECRET-pw@127.0.0.1:1/test', METRICS_TOKEN: token });
+    const anonymous = { ok: true, degraded: ['activity log: unavailable'] };
+    const detailed = { ok: true, degraded: [expect.stringMatching(/^activity log: .*ECONNREFUSED 127\.0\.0\.1:1$/)] };
+    // Ahead of the line (a plain GET), and through the router (a GET with a body takes the line): the same answers.
+    for (const ask of [probe, probeInLine]) {
+      const plain = await ask(svc.url, undefined);
+      expect(plain.status).toBe(200);
+      expect(JSON.parse(plain.text)).toEqual(anonymous);
+      expect(plain.text).not.toMatch(/127\.0\.0\.1|:1\b|ECONNREFUSED|postgres|SECRET/);
+      const holder = await ask(svc.url, `Bearer ${token}`);
+      expect(JSON.parse(holder.text)).toEqual(detailed);
+      expect(holder.text).not.toContain('SECRET');
+      // The same check as /metrics: a prefix, an extension, another case or scheme is no token, and is answered as anyone.
+      for (const wrong of [
+        'Bearer wrong',
+        `Bearer ${token.slice(0, -1)}`,
+        `Bearer ${token}x`,
+        `bearer ${token}`,
+        token,
+        `Basic ${token}`,
+        '',
+      ]) {
+        expect(JSON.parse((await ask(svc.url, wrong)).text), wrong).toEqual(anonymous);
+      }
+    }
+    await svc.close();
+  });
+
+  it('shows nobody the detail when no METRICS_TOKEN is set, whatever the caller sends', async () => {
+    const svc = await startService({ ACTIVITY_LOG_URL: 'postgres://postgres:SECRET-pw@127.0.0.1:1/test' });
+    for (const ask of [probe, probeInLine]) {
+      for (const authorization of [undefined, 'Bearer ', 'Bearer undefined']) {
+        expect(JSON.parse((await ask(svc.url, authorization)).text)).toEqual({ ok: true, degraded: ['activity log: unavailable'] });
+      }
+    }
     await svc.close();
   });
 
@@ -107,3 +148,25 @@ describe('GET /readyz', () => {
     await svc.close().catch(() => undefined);
   });
 });
+
+/** GET /readyz as a probe sends it: answered by the server ahead of the fair-share line. */
+async function probe(url: string, authorization: string | undefined) {
+  const response = await fetch(`${url}/readyz`, { headers: authorization === undefined ? {} : { authorization } });
+  return { status: response.status, text: await response.text() };
+}
+
+/** GET /readyz with a (empty) body: it takes the line, and the app's router answers it. */
+function probeInLine(url: string, authorization: string | undefined): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = { 'content-length': '0' };
+    if (authorization !== undefined) headers.authorization = authorization;
+    request(`${url}/readyz`, { method: 'GET', headers }, (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (text += chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
+    })
+      .on('error', reject)
+      .end();
+  });
+}

@@ -36,16 +36,24 @@ describe('the probes ahead of the fair-share line', () => {
     [
       '/readyz',
       'degraded',
-      { checked: true, reasons: [], degraded: ['activity log: down'] },
+      {
+        checked: true,
+        reasons: [],
+        degraded: [{ summary: 'activity log: unavailable', detail: 'activity log: connect ECONNREFUSED 10.0.0.7:5432' }],
+      },
       200,
-      '{"ok":true,"degraded":["activity log: down"]}',
+      '{"ok":true,"degraded":["activity log: unavailable"]}',
     ],
     [
       '/readyz',
       'not ready',
-      { checked: true, reasons: ['session store: down'], degraded: [] },
+      {
+        checked: true,
+        reasons: [{ summary: 'session store: unavailable', detail: 'session store: connect ECONNREFUSED 10.0.0.7:6379' }],
+        degraded: [],
+      },
       503,
-      '{"ok":false,"reasons":["session store: down"]}',
+      '{"ok":false,"reasons":["session store: unavailable"]}',
     ],
   ] as Array<[string, string, Readiness, number, string]>)(
     `GET %s (%s) is answered while most of ${BUSY} endpoint requests read in the same turn have not started`,

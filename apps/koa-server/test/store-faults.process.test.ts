@@ -12,6 +12,9 @@ import { startProcess } from './support/process.js';
 import { until } from './support/until.js';
 import { FIELD_PATH, SESSION_KEY, TOKEN, cookieHeader, form, startService } from './support/service.js';
 
+/** /readyz's detail (hosts, ports, driver messages) is for its holder only. */
+const METRICS_TOKEN = 'store-faults-metrics-token';
+
 describe('an upstream that refuses connections', () => {
   it('answers the default message at once, logs no entry, and keeps serving', async () => {
     const svc = await startService({ UPSTREAM_BASE_URL: 'http://127.0.0.1:1' });
@@ -103,13 +106,18 @@ describe('activity-log store faults', () => {
         UPSTREAM_TOKEN: TOKEN,
         SESSION_KEYS: SESSION_KEY,
         DEV_LOGIN: '1',
+        METRICS_TOKEN: METRICS_TOKEN,
       });
+      const bearer = { authorization: `Bearer ${METRICS_TOKEN}` };
       expect(await (await fetch(`${server.url}/healthz`)).text()).toBe('{"ok":true}');
-      // Best effort: still ready, the store named as what the service does without.
+      // Best effort: still ready, the store named as what the service does without; where it is, only to the token's holder.
       const degraded = await fetch(`${server.url}/readyz`);
       expect(degraded.status).toBe(200);
-      expect(await degraded.json()).toEqual({ ok: true, degraded: [expect.stringMatching(/^activity log: .*ECONNREFUSED/)] });
-      const storeUp = async () => /^activity_log_store_up (\d)$/m.exec(await (await fetch(`${server.url}/metrics`)).text())?.[1];
+      expect(await degraded.json()).toEqual({ ok: true, degraded: ['activity log: unavailable'] });
+      const detailed = await fetch(`${server.url}/readyz`, { headers: bearer });
+      expect(await detailed.json()).toEqual({ ok: true, degraded: [expect.stringMatching(/^activity log: .*ECONNREFUSED/)] });
+      const storeUp = async () =>
+        /^activity_log_store_up (\d)$/m.exec(await (await fetch(`${server.url}/metrics`, { headers: bearer })).text())?.[1];
       expect(await storeUp()).toBe('0');
 
       const cookie = cookieHeader(

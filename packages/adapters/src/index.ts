@@ -25,7 +25,7 @@ export type { Clock } from './activity-log/clock.js';
 export { lazyActivityLogStore } from './activity-log/lazy-activity-log-store.js';
 export { entryOfRecord, entryRecord, type EntryRecord } from './activity-log/entry-record.js';
 export { replayDeadLetterFile } from './activity-log/replay-dead-letter.js';
-export { replayCapturedLog } from './activity-log/replay-captured-log.js';
+export { replayCapturedLog, type CapturedLogReplay } from './activity-log/replay-captured-log.js';
 export type { ReplayResult, ReplayStore } from './activity-log/replay-entries.js';
 export {
   cookieSessionStore,

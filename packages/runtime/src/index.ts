@@ -9,7 +9,7 @@ export { upstreamTarget } from './open-upstream.js';
 export { openSessionStore } from './open-sessions.js';
 export { readSessionConfig, type SessionConfig } from './session-config.js';
 export { RECORD_BACKENDS, recordBackend, REDIS_RECORDS, type RecordBackend } from './record-backends.js';
-export { failedChecks, readinessCheck } from './readiness-check.js';
+export { failedChecks, plainFinding, readinessCheck, type Finding } from './readiness-check.js';
 export { NOT_CHECKED, readinessMonitor, type Readiness, type ReadinessMonitor } from './readiness-monitor.js';
 export { createLog, errorSummary, unredactedLog, type Log } from './redacting-log.js';
 export { stdoutSink, type StdoutSink } from './stdout-sink.js';

@@ -3,7 +3,7 @@ import type { UseCaseDeps } from '@cotizaciones/core';
 import { openActivityLog, type BufferedActivityLog, type ReadableActivityLogStore } from '@cotizaciones/adapters';
 import { reportActivityProblem } from './activity-problems.js';
 import { describeUpstream, openTokenSource, openUpstream } from './open-upstream.js';
-import { failedChecks, readinessCheck } from './readiness-check.js';
+import { failedChecks, readinessCheck, type Finding } from './readiness-check.js';
 import { tracedTokens } from './traced-tokens.js';
 import { tracedUpstream } from './traced-upstream.js';
 import type { Log } from './redacting-log.js';
@@ -20,7 +20,7 @@ export interface Adapters {
    * What the endpoints do without at the moment: the activity log, best effort, when its store does
    * not answer (its entries are kept until it does). Empty when nothing.
    */
-  degraded(): Promise<string[]>;
+  degraded(): Promise<Finding[]>;
   /** Writes pending activity entries (within `timeoutMs`) and closes every connection. */
   close(timeoutMs: number): Promise<void>;
 }
@@ -50,7 +50,8 @@ export async function openAdapters(config: RuntimeConfig, log: Log, options: Ope
   // A static token is no fetch: nothing to see in a trace.
   const tokens = config.tracing.enabled && config.tokenSource.kind !== 'static' ? tracedTokens(source, config.tokenSource.kind) : source;
 
-  if (config.dataFolder) mkdirSync(config.dataFolder, { recursive: true });
+  // Owner only, like the files in it: audit rows, user ids, client IPs.
+  if (config.dataFolder) mkdirSync(config.dataFolder, { recursive: true, mode: 0o700 });
   const activity = openActivityLog(config.activityLogUrl, {
     table: config.activityLogTable,
     deadLetterFile: config.activityLogDeadLetter,

@@ -1,11 +1,13 @@
+import { findingOf, plainFinding, type Finding } from './readiness-check.js';
+
 /** What a readiness check found. */
 export interface Readiness {
   /** False until the first check has finished. */
   readonly checked: boolean;
   /** What stops the endpoints from answering: not ready while there is any. */
-  readonly reasons: readonly string[];
+  readonly reasons: readonly Finding[];
   /** What the endpoints do without (a best-effort store): still ready. */
-  readonly degraded: readonly string[];
+  readonly degraded: readonly Finding[];
 }
 
 export interface ReadinessMonitor {
@@ -18,7 +20,7 @@ export interface ReadinessMonitor {
 }
 
 /** Before any check has finished nothing is known, and an unknown instance is not ready. */
-export const NOT_CHECKED: Readiness = { checked: false, reasons: ['not checked yet'], degraded: [] };
+export const NOT_CHECKED: Readiness = { checked: false, reasons: [plainFinding('not checked yet')], degraded: [] };
 
 /**
  * Runs `check` now and again `everyMs` after each one finishes (one at a time), keeping what it
@@ -34,7 +36,7 @@ export function readinessMonitor(check: () => Promise<Omit<Readiness, 'checked'>
     try {
       last = { checked: true, ...(await check()) };
     } catch (error) {
-      last = { checked: true, reasons: [error instanceof Error ? error.message : String(error)], degraded: [] };
+      last = { checked: true, reasons: [findingOf(error)], degraded: [] };
     }
     if (!stopped) timer = setTimeout(() => void run(), everyMs).unref();
   };

@@ -21,7 +21,9 @@ describe('openAdapters', () => {
   it('names an activity-log store that cannot be reached as what the service does without', async () => {
     const adapters = await openAdapters(loadRuntimeConfig({ ACTIVITY_LOG_URL: 'postgres://nobody@127.0.0.1:1/none' }), createLog('silent'));
     try {
-      expect(await adapters.degraded()).toEqual([expect.stringMatching(/^activity log: /)]);
+      expect(await adapters.degraded()).toEqual([
+        { summary: 'activity log: unavailable', detail: expect.stringMatching(/^activity log: .*127\.0\.0\.1:1/) as string },
+      ]);
     } finally {
       await adapters.close(100);
     }

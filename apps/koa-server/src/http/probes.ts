@@ -1,6 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Readiness } from '@cotizaciones/runtime';
+import type { Finding, Readiness } from '@cotizaciones/runtime';
+import type { MetricsAccess } from '../config.js';
 import { writeJson } from './answers.js';
+import { bearerMatcher } from './bearer-guard.js';
 
 /** A probe's answer. */
 export interface ProbeAnswer {
@@ -15,30 +17,57 @@ export type ProbePath = (typeof PROBE_PATHS)[number];
 
 const HEALTHY: ProbeAnswer = { status: 200, body: '{"ok":true}' };
 
+/** Whether a probe's `Authorization` header is the metrics token's: its holder sees each finding's detail. */
+export type DetailAccess = (authorization: string | undefined) => boolean;
+
+/** Nobody sees the detail. */
+export const NO_DETAIL: DetailAccess = () => false;
+
+/**
+ * Who sees the detail: the bearers of METRICS_TOKEN, by the same check as `GET /metrics`. Without a
+ * token nobody does, also where /metrics is open to anyone (outside production): the server log has it.
+ */
+export function metricsTokenHolders(metrics: MetricsAccess | undefined): DetailAccess {
+  if (typeof metrics !== 'object') return NO_DETAIL;
+  const matches = bearerMatcher(metrics.token);
+  return (authorization) => authorization !== undefined && matches(authorization);
+}
+
 /**
  * `/readyz` from what the last check found: 503 only for what stops the endpoints from answering
- * (`reasons`); what they do without (`degraded`) is named in a 200.
+ * (`reasons`); what they do without (`degraded`) is named in a 200. Each finding as its summary
+ * (the failing part), or with `detailed` in the cause's own words (hosts, ports, driver messages).
  */
-function readinessAnswer({ reasons, degraded }: Readiness): ProbeAnswer {
-  const named = degraded.length > 0 ? { degraded } : {};
+function readinessAnswer({ reasons, degraded }: Readiness, detailed: boolean): ProbeAnswer {
+  const text = (finding: Finding) => (detailed ? finding.detail : finding.summary);
+  const named = degraded.length > 0 ? { degraded: degraded.map(text) } : {};
   return reasons.length > 0
-    ? { status: 503, body: JSON.stringify({ ok: false, reasons, ...named }) }
+    ? { status: 503, body: JSON.stringify({ ok: false, reasons: reasons.map(text), ...named }) }
     : { status: 200, body: JSON.stringify({ ok: true, ...named }) };
 }
 
-/** Each probe path's answer; `readiness` is read at once (never a wait on a store). */
-export function probeAnswers(readiness: () => Readiness): (path: ProbePath) => ProbeAnswer {
-  // One finding serves every probe until the next check: serialized once.
+/**
+ * Each probe path's answer to a caller with that `Authorization` header; `readiness` is read at once
+ * (never a wait on a store). The metrics token's holder (`detail`) sees each finding's detail.
+ */
+export function probeAnswers(
+  readiness: () => Readiness,
+  detail: DetailAccess,
+): (path: ProbePath, authorization: string | undefined) => ProbeAnswer {
+  // One finding serves every probe until the next check: serialized once for each audience.
   let finding: Readiness | undefined;
-  let ready = HEALTHY;
-  return (path) => {
+  let anonymous = HEALTHY;
+  let detailed = HEALTHY;
+  return (path, authorization) => {
     if (path === '/healthz') return HEALTHY;
     const now = readiness();
     if (now !== finding) {
-      ready = readinessAnswer(now);
+      anonymous = readinessAnswer(now, false);
+      detailed = readinessAnswer(now, true);
       finding = now;
     }
-    return ready;
+    // No header, no hashing: the usual probe costs nothing more.
+    return authorization !== undefined && detail(authorization) ? detailed : anonymous;
   };
 }
 
@@ -49,13 +78,16 @@ export function probeAnswers(readiness: () => Readiness): (path: ProbePath) => P
  * connection whose body was not read), no session, no log line, a fixed answer or the last
  * readiness finding.
  */
-export function probesAheadOfLine(readiness: () => Readiness): (req: IncomingMessage, res: ServerResponse) => boolean {
-  const answer = probeAnswers(readiness);
+export function probesAheadOfLine(
+  readiness: () => Readiness,
+  detail: DetailAccess = NO_DETAIL,
+): (req: IncomingMessage, res: ServerResponse) => boolean {
+  const answer = probeAnswers(readiness, detail);
   return (req, res) => {
     if (req.method !== 'GET' || req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined) return false;
     const path = pathOf(req.url ?? '');
     if (!isProbePath(path)) return false;
-    const { status, body } = answer(path);
+    const { status, body } = answer(path, req.headers.authorization);
     writeJson(res, status, body);
     return true;
   };

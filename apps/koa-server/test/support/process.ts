@@ -16,11 +16,12 @@ afterEach(() => {
  * spool of its own (in the run's temporary folder) unless `env` names one: a killed one's entries must
  * not be forwarded by the next test's server.
  */
-export async function startProcess(env: Record<string, string>, main = MAIN) {
-  const spool = join(mkdtempSync(join(tmpdir(), 'spool-')), 'activity-spool');
+export async function startProcess(env: Record<string, string>, main = MAIN, options: { cwd?: string } = {}) {
+  const spool = env.ACTIVITY_LOG_SPOOL ?? join(mkdtempSync(join(tmpdir(), 'spool-')), 'activity-spool');
   const child = spawn(process.execPath, [main], {
     env: { PATH: process.env.PATH, PORT: '0', ACTIVITY_LOG_SPOOL: spool, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: options.cwd,
   });
   children.push(child);
   let stdout = '';

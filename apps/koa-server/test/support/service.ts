@@ -12,7 +12,7 @@ import type { StoredActivity } from '@cotizaciones/adapters';
 import { compose, type Service } from '../../src/compose.js';
 import { loadConfig } from '../../src/config.js';
 import { createLog, type Readiness } from '@cotizaciones/runtime';
-import { probesAheadOfLine } from '../../src/http/probes.js';
+import { metricsTokenHolders, probesAheadOfLine, type DetailAccess } from '../../src/http/probes.js';
 import { createHttpServer, type HttpServer, type ServerLimits } from '../../src/http-server.js';
 
 export const TOKEN = 'upstream-SECRET-token-1234567890';
@@ -42,12 +42,13 @@ export async function listen(
   limits: Partial<ServerLimits> = {},
   log = captureLog().log,
   readiness?: () => Readiness,
+  detail?: DetailAccess,
 ): Promise<{ server: Server; http: HttpServer; url: string }> {
   const http = createHttpServer(
     app.callback(),
     { ...loadConfig({}).httpLimits, ...limits },
     log,
-    readiness && probesAheadOfLine(readiness),
+    readiness && probesAheadOfLine(readiness, detail),
   );
   const server = http.server;
   server.listen(0, '127.0.0.1');
@@ -95,7 +96,7 @@ export async function startService(env: Record<string, string> = {}): Promise<Te
   });
   const logs = captureLog();
   const service = await compose(config, logs.log);
-  const { server, url } = await listen(service.app, config.httpLimits, logs.log, service.readiness);
+  const { server, url } = await listen(service.app, config.httpLimits, logs.log, service.readiness, metricsTokenHolders(config.metrics));
   const base = `${url}${config.basePath}`;
   return {
     url,

@@ -1,5 +1,5 @@
 import type { ActivityEntry } from '@cotizaciones/core';
-import { entryOfRecord, entryRecord, type EntryRecord } from './entry-record.js';
+import { ENTRY_RECORD_KEYS, entryOfRecord, entryRecord, type EntryRecord } from './entry-record.js';
 
 /** Why the store refused an entry, as the dead-letter file keeps it. */
 export interface Refusal {
@@ -80,4 +80,35 @@ export function entryOfDeadLetterLine(line: string): ActivityEntry | undefined {
     return undefined;
   }
   return typeof record === 'object' && record !== null && 'entry' in record ? entryOfRecord(record.entry) : undefined;
+}
+
+/** A dead-letter record's keys, in the order {@link deadLetterLine} writes them. */
+const RECORD_KEYS = ['refusedAt', 'code', 'reason', 'entry'] as const satisfies ReadonlyArray<keyof DeadLetterRecord>;
+
+/**
+ * Whether `text` is exactly a line {@link deadLetterLine} writes (without its newline): its keys, in
+ * its order, and nothing JSON.stringify would not write — no space, no escape it would not make,
+ * nothing before or after. Text that merely holds such a record is not one.
+ */
+export function isDeadLetterLineAsWritten(text: string): boolean {
+  let record: unknown;
+  try {
+    record = JSON.parse(text);
+  } catch {
+    return false;
+  }
+  return (
+    hasKeys(record, RECORD_KEYS) &&
+    typeof record.refusedAt === 'string' &&
+    typeof record.code === 'string' &&
+    typeof record.reason === 'string' &&
+    hasKeys(record.entry, ENTRY_RECORD_KEYS) &&
+    JSON.stringify(record) === text
+  );
+}
+
+function hasKeys<K extends string>(value: unknown, keys: readonly K[]): value is Record<K, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const own = Object.keys(value);
+  return own.length === keys.length && own.every((key, i) => key === keys[i]);
 }

@@ -16,6 +16,21 @@ export interface EntryRecord {
   readonly userAgent: string | null;
 }
 
+/** An entry record's keys, in the order {@link entryRecord} writes them. */
+export const ENTRY_RECORD_KEYS = [
+  'createdAt',
+  'module',
+  'eventKey',
+  'description',
+  'entityType',
+  'entityId',
+  'details',
+  'userId',
+  'requestId',
+  'clientIp',
+  'userAgent',
+] as const satisfies ReadonlyArray<keyof EntryRecord>;
+
 export function entryRecord(entry: ActivityEntry): EntryRecord {
   return {
     createdAt: entry.createdAt.toISOString(),

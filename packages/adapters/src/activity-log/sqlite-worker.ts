@@ -1,6 +1,7 @@
 // The SQLite side of the activity log, in a worker thread: the driver is synchronous, and its
 // writes (and waits for a lock) would otherwise take the event loop that answers requests.
 import { parentPort, workerData } from 'node:worker_threads';
+import { createPrivateFile } from '../fs/private-file.js';
 import { SQLite } from './sqlite-driver.js';
 import type { StoredActivity } from './activity-log-store.js';
 import { INSERT_COLUMNS, createTableSql, fromRow, type Row } from './activity-log-schema.js';
@@ -27,6 +28,8 @@ const { file, table } = workerData as { file: string; table: string };
 const port = parentPort!;
 
 try {
+  // libsql would create a missing file 0644 (less the umask): the audit rows are for the owner only.
+  if (file !== ':memory:') createPrivateFile(file);
   const db = new SQLite(file);
   // Waiting long for another process's lock only delays the retry the writer does anyway
   // (set first: opening a locked file waits too).
