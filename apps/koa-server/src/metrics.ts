@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { UpstreamError, type Upstream, type UpstreamErrorKind } from '@cotizaciones/core';
+import { UpstreamError, type SessionUnavailableReason, type Upstream, type UpstreamErrorKind } from '@cotizaciones/core';
 import type { ActivityLogStats } from '@cotizaciones/adapters';
 
 export interface Metrics {
@@ -8,7 +8,7 @@ export interface Metrics {
   readonly requestSeconds: Histogram<'endpoint'>;
   readonly upstreamSeconds: Histogram<'path'>;
   readonly upstreamFailures: Counter<'kind'>;
-  readonly sessionStoreErrors: Counter;
+  readonly sessionStoreErrors: Counter<'cause'>;
 }
 
 /**
@@ -112,12 +112,22 @@ export function createMetrics(activityStats: () => ActivityLogStats, activitySto
       labelNames: ['kind'],
       registers: [registry],
     }),
-    sessionStoreErrors: new Counter({
-      name: 'session_store_errors_total',
-      help: 'Requests answered 503 because the session store could not be reached.',
-      registers: [registry],
-    }),
+    sessionStoreErrors: sessionStoreErrors(registry),
   };
+}
+
+/** The causes of session_store_errors_total, each its own series from the start (an alert's `rate()` needs a first sample). */
+const SESSION_ERROR_CAUSES: readonly SessionUnavailableReason[] = ['unreachable', 'busy', 'locked'];
+
+function sessionStoreErrors(registry: Registry): Counter<'cause'> {
+  const counter = new Counter({
+    name: 'session_store_errors_total',
+    help: 'Requests answered 503 because the caller could not be identified, by cause: unreachable (the session store cannot be reached), busy (PHP lock waiters at their bound), locked (PHP held the session lock past the wait bound).',
+    labelNames: ['cause'],
+    registers: [registry],
+  });
+  for (const cause of SESSION_ERROR_CAUSES) counter.labels(cause).inc(0);
+  return counter;
 }
 
 /** The `kind` label of upstream_failures_total for each of the core's upstream failures (http_status: an answer of 400 or more). */

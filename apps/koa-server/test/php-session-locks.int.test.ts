@@ -76,6 +76,7 @@ describe("SESSION_STORE=php with files: PHP's lock, without a process and bounde
     const spawns = countSpawns();
     const rowsBefore = (await svc.rows()).length;
     const upstreamBefore = svc.stub.received.length;
+    const [busyBefore, unreachableBefore] = [await sessionErrors(svc, 'busy'), await sessionErrors(svc, 'unreachable')];
     const answered: Response[] = [];
     const answers = Array.from({ length: CLIENTS }, () =>
       svc.post(FIELD_PATH, change('53'), { cookie: `PHPSESSID=${id}` }).then((answer) => {
@@ -91,6 +92,9 @@ describe("SESSION_STORE=php with files: PHP's lock, without a process and bounde
     }
     expect(svc.stub.received.length).toBe(upstreamBefore);
     expect((await svc.rows()).length).toBe(rowsBefore);
+    // Counted as the lock waiters' bound, not as a store that cannot be reached (which pages).
+    expect(await sessionErrors(svc, 'busy')).toBe(busyBefore + CLIENTS - WAITERS);
+    expect(await sessionErrors(svc, 'unreachable')).toBe(unreachableBefore);
     php.finish(`user|a:1:{s:2:"id";i:${SIGNED_IN_ID};}`);
     const waited = (await Promise.all(answers)).filter((answer) => !answered.slice(0, CLIENTS - WAITERS).includes(answer));
     expect(waited).toHaveLength(WAITERS);
@@ -99,6 +103,12 @@ describe("SESSION_STORE=php with files: PHP's lock, without a process and bounde
     expect(spawns).not.toHaveBeenCalled();
   });
 });
+
+/** session_store_errors_total of one cause, from the service's /metrics. */
+async function sessionErrors(svc: TestService, cause: string): Promise<number> {
+  const metrics = await (await fetch(`${svc.url}/metrics`)).text();
+  return Number(new RegExp(`^session_store_errors_total\\{cause="${cause}"\\} (\\d+)$`, 'm').exec(metrics)?.[1]);
+}
 
 /** The file truncated as PHP does before a shorter version: its change time past its birth time (the clock is coarse). */
 function truncatedByPhp(file: string): void {

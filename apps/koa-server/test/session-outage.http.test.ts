@@ -55,10 +55,12 @@ describe.each([
         cause: expect.objectContaining({ code: 'SESSION_UNAVAILABLE' }) as unknown,
       }),
     ]);
-    // The metrics keep their documented labels: the coarser `unavailable`, and the store's own counter.
+    // The metrics keep their documented labels: the coarser `unavailable`, and the store's own counter by its cause.
     const metrics = await (await fetch(`${svc.url}/metrics`)).text();
     expect(metrics).toContain('http_requests_total{endpoint="update_cotizacion",method="POST",outcome="unavailable"} 1');
-    expect(metrics).toMatch(/^session_store_errors_total 1$/m);
+    expect(metrics).toContain('session_store_errors_total{cause="unreachable"} 1\n');
+    expect(metrics).toContain('session_store_errors_total{cause="busy"} 0\n');
+    expect(metrics).toContain('session_store_errors_total{cause="locked"} 0\n');
   });
 });
 

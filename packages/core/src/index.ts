@@ -21,7 +21,7 @@ export {
   type SessionRecordAccess,
   type SessionControl,
 } from './session-control.js';
-export { SessionUnavailableError, type Session, type SessionUser } from './ports/session.js';
+export { SessionUnavailableError, type Session, type SessionUnavailableReason, type SessionUser } from './ports/session.js';
 export {
   DEFAULT_MAX_RESPONSE_BYTES,
   parseUpstreamBody,

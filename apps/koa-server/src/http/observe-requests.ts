@@ -1,3 +1,4 @@
+import { SessionUnavailableError } from '@cotizaciones/core';
 import type { Metrics } from '../metrics.js';
 import { METRIC_OUTCOME } from './request-outcome.js';
 import { outcomeOf } from './request-state.js';
@@ -20,6 +21,9 @@ export function observeRequests(metrics: Metrics, paths: ReadonlyMap<string, str
     // Bounded: the methods are Node's known ones (its parser refuses others), the outcomes a fixed list.
     if (!counter) counters.set(key, (counter = metrics.requests.labels(endpoint, ctx.method, METRIC_OUTCOME[outcome])));
     counter.inc();
-    if (outcome === 'session-unavailable') metrics.sessionStoreErrors.inc();
+    if (outcome === 'session-unavailable') {
+      const cause = ctx.state.cause instanceof SessionUnavailableError ? ctx.state.cause.reason : 'unreachable';
+      metrics.sessionStoreErrors.inc({ cause });
+    }
   };
 }

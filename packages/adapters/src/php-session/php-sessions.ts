@@ -132,7 +132,7 @@ export function phpSessions(options: PhpSessionsOptions): PhpSessionStore {
       consistentUntil ??= performance.now() + LOCK_WAIT_MS;
       // The store's lock wait ends at the deadline too: this only bounds a store that reads unlocked again.
       if (performance.now() >= consistentUntil) {
-        throw new SessionUnavailableError(`the PHP session was caught mid-write for over ${LOCK_WAIT_MS} ms`);
+        throw new SessionUnavailableError(`the PHP session was caught mid-write for over ${LOCK_WAIT_MS} ms`, { reason: 'locked' });
       }
     }
   }

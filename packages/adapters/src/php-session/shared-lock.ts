@@ -104,10 +104,10 @@ export function sharedLocks({
     },
     refusal(lock) {
       return lock === 'timeout'
-        ? new SessionUnavailableError(`a PHP request has held this session's lock for over ${waitMs} ms`)
+        ? new SessionUnavailableError(`a PHP request has held this session's lock for over ${waitMs} ms`, { reason: 'locked' })
         : new SessionUnavailableError(
             `too many requests wait on PHP's session locks (at most ${maxPerSession} for a session, ${maxPerClient} from a client, ${maxWaiters} in all)`,
-            { retryAfterSeconds: 1 },
+            { retryAfterSeconds: 1, reason: 'busy' },
           );
     },
   };

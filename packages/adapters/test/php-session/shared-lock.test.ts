@@ -76,8 +76,8 @@ describe('sharedLocks: who may wait on PHP’s locks', () => {
     expect(await locks.take({ session: 'b' }, held.attempt, never)).toBe('busy');
     held.release();
     expect(await waiting).toBe('locked');
-    expect(locks.refusal('busy')).toMatchObject({ name: SessionUnavailableError.name, retryAfterSeconds: 1 });
-    expect(locks.refusal('timeout').retryAfterSeconds).toBeUndefined();
+    expect(locks.refusal('busy')).toMatchObject({ name: SessionUnavailableError.name, retryAfterSeconds: 1, reason: 'busy' });
+    expect(locks.refusal('timeout')).toMatchObject({ retryAfterSeconds: undefined, reason: 'locked' });
   });
 
   it('a change ends the wait; the waiter’s deadline bounds it', async () => {

@@ -13,15 +13,24 @@ export interface Session {
 }
 
 /**
+ * Why the caller could not be identified: the store cannot be reached (`unreachable`), the adapter
+ * turned the request away to stay within its bounds (`busy`), or the PHP app held the session's lock
+ * past the wait's bound (`locked`). An operator acts on each differently, so each is told apart.
+ */
+export type SessionUnavailableReason = 'unreachable' | 'busy' | 'locked';
+
+/**
  * Thrown by a session adapter whose store cannot be reached, or is too busy to be waited for: the
  * caller cannot be identified. `retryAfterSeconds`: the adapter turned the request away to stay
  * within its bounds, and asking again that much later is likely to work.
  */
 export class SessionUnavailableError extends PortFailure {
   override readonly name = 'SessionUnavailableError';
+  readonly reason: SessionUnavailableReason;
   readonly retryAfterSeconds?: number;
-  constructor(message: string, options?: { cause?: unknown; retryAfterSeconds?: number }) {
+  constructor(message: string, options?: { cause?: unknown; retryAfterSeconds?: number; reason?: SessionUnavailableReason }) {
     super('SESSION_UNAVAILABLE', message, options);
+    this.reason = options?.reason ?? 'unreachable';
     if (options?.retryAfterSeconds !== undefined) this.retryAfterSeconds = options.retryAfterSeconds;
   }
 }
