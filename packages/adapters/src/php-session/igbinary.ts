@@ -1,5 +1,6 @@
+import { BuildBudget, type BuildWork } from './build-budget.js';
 import { PhpSessionDecodeError, type PhpDecodeLimits, type PhpKey, type PhpObject, type PhpValue } from './php-value.js';
-import { CLASS_NAME, INCOMPLETE_CLASS, limitsFor, narrow, SKIPPED, unmangle } from './unserialize.js';
+import { CLASS_NAME, grow, INCOMPLETE_CLASS, INCOMPLETE_CLASS_NAME, limitsFor, narrow, SKIPPED, unmangle } from './unserialize.js';
 
 // igbinary's type codes (format version 2), as php-igbinary writes and reads them.
 const NULL = 0x00;
@@ -34,6 +35,9 @@ const MIN_ELEMENT_BYTES = 2;
 /** What a back-reference slot holds: an object (`objref` may point only there) or anything else. */
 const KIND_OBJECT = 1;
 const ENUM_CASE_NAME = /^[A-Za-z_\x80-\uffff][A-Za-z0-9_\x80-\uffff]*$/;
+/** A table string's checks, done once per index: a valid class name, a valid enum case name. */
+const VALID_CLASS = 1;
+const VALID_CASE = 2;
 const utf8 = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
 
 /**
@@ -46,7 +50,10 @@ const utf8 = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
  *
  * Like {@link PhpReader}, a value is either built (`value`) or checked and
  * stepped over (`skip`), which allocates nothing; a skipped value a built one
- * refers to is built then, from where it starts.
+ * refers to is built then, from where it starts, once (it stays in its slot).
+ * Each table string is decoded once, on its first use, and shared by every
+ * index naming it: a reference costs O(1), and what is built is counted
+ * against a {@link BuildBudget}.
  */
 export class IgbinaryReader {
   pos = 4;
@@ -56,16 +63,25 @@ export class IgbinaryReader {
   private slotStrings = new Int32Array(64);
   private slotDepths = new Uint8Array(64);
   private slotKinds = new Uint8Array(64);
+  /** Per skipped slot, where it ends and the slot and string counts after it: how a value built since is stepped over when its surroundings are built. */
+  private slotEnds = new Int32Array(64);
+  private slotNexts = new Int32Array(64);
+  private slotStringsAfter = new Int32Array(64);
   private slotCount = 0;
-  /** Each string's offset and length in the data, by index. */
+  /** Each string's offset and length in the data, by index; its checks done (VALID_*). */
   private stringStarts = new Int32Array(64);
   private stringLengths = new Int32Array(64);
+  private stringChecks = new Uint8Array(64);
   private stringCount = 0;
+  /** Each string decoded, and as a property name (unmangled), by index: built on first use. */
+  private readonly texts: (string | undefined)[] = [];
+  private readonly names: (string | undefined)[] = [];
   private values = 0;
   private counting = true;
   private readonly limits: Required<PhpDecodeLimits>;
   private readonly length: number;
   private readonly view: DataView;
+  private readonly budget: BuildBudget;
 
   constructor(
     readonly bytes: Uint8Array,
@@ -74,6 +90,7 @@ export class IgbinaryReader {
     this.limits = limitsFor(bytes, limits);
     this.length = bytes.length;
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    this.budget = new BuildBudget(bytes.length);
     if (bytes.length < 5 || HEADER.some((byte, i) => bytes[i] !== byte)) {
       this.pos = 0;
       throw this.fail('igbinary data starts with the header 00 00 00 02 and holds a value');
@@ -86,6 +103,11 @@ export class IgbinaryReader {
 
   fail(message: string): PhpSessionDecodeError {
     return new PhpSessionDecodeError(message, this.pos);
+  }
+
+  /** What this reader has built so far: a deterministic measure of its work. */
+  get built(): BuildWork {
+    return { values: this.budget.values, bytes: this.budget.bytes };
   }
 
   /**
@@ -102,7 +124,7 @@ export class IgbinaryReader {
     const size = this.size(type - ARRAY8);
     this.enter(0);
     for (let i = 0; i < size; i += 1) {
-      const key = String(this.key());
+      const key = this.name(false);
       const start = this.pos;
       if (build(key)) vars.set(key, this.value(1));
       else this.skip(1);
@@ -115,8 +137,11 @@ export class IgbinaryReader {
   value(depth: number): PhpValue {
     const type = this.byte();
     this.count1();
+    this.budget.value(this.pos);
     if (type === REF) return this.referenced(depth);
     if (isRef(type)) return this.reference(type);
+    // Only while a skipped value is built: an array or object inside it a reference built already.
+    if (type >= ARRAY8 && type <= OBJECT_ID32 && this.slots[this.slotCount] !== undefined) return this.builtAlready();
     if (type >= ARRAY8 && type <= ARRAY32) {
       const array = new Map<PhpKey, PhpValue>();
       this.slots[this.takeSlot(depth, 0)] = array;
@@ -148,7 +173,7 @@ export class IgbinaryReader {
     if (type >= ARRAY8 && type <= ARRAY32) {
       const slot = this.takeSlot(depth, 0);
       this.skipElements(type, depth);
-      this.slotDepths[slot] = depth | SKIPPED;
+      this.skipped(slot, depth);
       return;
     }
     if (type >= OBJECT8 && type <= OBJECT_ID32) {
@@ -160,10 +185,27 @@ export class IgbinaryReader {
       else if (inner >= OBJECT_SER8 && inner <= OBJECT_SER32) this.serialized(inner);
       else if (inner === ENUM_CASE) this.enumCase();
       else throw this.fail(`unknown object inner type ${hex(inner)}`);
-      this.slotDepths[slot] = depth | SKIPPED;
+      this.skipped(slot, depth);
       return;
     }
     this.skipScalar(type);
+  }
+
+  /** A slot's value was stepped over whole: what building it, or stepping over it once built, needs. */
+  private skipped(slot: number, depth: number): void {
+    this.slotDepths[slot] = depth | SKIPPED;
+    this.slotEnds[slot] = this.pos;
+    this.slotNexts[slot] = this.slotCount;
+    this.slotStringsAfter[slot] = this.stringCount;
+  }
+
+  /** The value of the next slot, built already: stepped over, with the slots and strings inside it. */
+  private builtAlready(): PhpValue {
+    const slot = this.slotCount;
+    this.pos = this.slotEnds[slot]!;
+    this.slotCount = this.slotNexts[slot]!;
+    this.stringCount = this.slotStringsAfter[slot]!;
+    return this.slots[slot]!;
   }
 
   /** An array's or object's size and elements, checked and stepped over; `type` is array8..array32. */
@@ -183,6 +225,7 @@ export class IgbinaryReader {
     const type = this.byte();
     if (type === REF) throw this.fail('a reference of a reference');
     if (isRef(type) || (type >= ARRAY8 && type <= OBJECT_ID32)) return this.value(depth);
+    if (this.slots[this.slotCount] !== undefined) return this.builtAlready();
     const slot = this.takeSlot(depth, 0);
     const value = this.scalar(type);
     this.slots[slot] = value;
@@ -199,7 +242,7 @@ export class IgbinaryReader {
     }
     const slot = this.takeSlot(depth, 0);
     this.skipScalar(type);
-    this.slotDepths[slot] = depth | SKIPPED;
+    this.skipped(slot, depth);
   }
 
   private reference(type: number): PhpValue {
@@ -234,8 +277,11 @@ export class IgbinaryReader {
     this.stringCount = this.slotStrings[slot]!;
     this.counting = false;
     try {
-      // A slot starts at its array or object, or at the scalar after its `&`: read again from there.
-      return this.value(this.slotDepths[slot]! & ~SKIPPED);
+      // A slot starts at its array or object, or at the scalar after its `&`: read again from there,
+      // and kept (an array or object keeps itself; a scalar is kept here), so the next reference shares it.
+      const value = this.value(this.slotDepths[slot]! & ~SKIPPED);
+      this.slots[slot] = value;
+      return value;
     } finally {
       this.pos = pos;
       this.slotCount = slotCount;
@@ -256,10 +302,7 @@ export class IgbinaryReader {
       this.pos += 1;
       const size = this.size(inner - ARRAY8);
       this.enter(depth);
-      for (let i = 0; i < size; i += 1) {
-        const key = this.key();
-        properties.set(typeof key === 'string' ? unmangle(key, this) : String(key), this.value(depth + 1));
-      }
+      for (let i = 0; i < size; i += 1) properties.set(this.name(true), this.value(depth + 1));
       return object;
     }
     if (inner >= OBJECT_SER8 && inner <= OBJECT_SER32) {
@@ -268,7 +311,7 @@ export class IgbinaryReader {
       return (this.slots[slot] = Object.freeze({
         kind: 'object' as const,
         className: INCOMPLETE_CLASS,
-        properties: new Map([[`${INCOMPLETE_CLASS}_Name`, className]]),
+        properties: new Map([[INCOMPLETE_CLASS_NAME, className]]),
       }));
     }
     if (inner === ENUM_CASE) return (this.slots[slot] = Object.freeze({ kind: 'enum' as const, className, caseName: this.enumCase() }));
@@ -284,9 +327,11 @@ export class IgbinaryReader {
 
   private enumCase(): string {
     this.pos += 1;
-    const name = this.string(this.byte());
-    if (!ENUM_CASE_NAME.test(name)) throw this.fail('invalid enum case name');
-    return name;
+    const type = this.byte();
+    if (!isString(type)) throw this.fail(`unknown string type ${hex(type)}`);
+    this.pos += 1;
+    if (type === STRING_EMPTY) throw this.fail('invalid enum case name');
+    return this.checked(this.stringIndex(type), VALID_CASE, ENUM_CASE_NAME, 'invalid enum case name');
   }
 
   private scalar(type: number): PhpValue {
@@ -319,12 +364,35 @@ export class IgbinaryReader {
     else throw this.fail(`unknown type ${hex(type)}`);
   }
 
-  /** An array or property key: a long or a string, taking no slot; a numeric string stays a string, as igbinary leaves it. */
+  /** An array key: a long or a string, taking no slot; a numeric string stays a string, as igbinary leaves it. */
   private key(): PhpKey {
     const type = this.byte();
     if (isLong(type)) return this.long(type);
     if (isString(type)) return this.string(type);
     throw this.fail(`unknown key type ${hex(type)}`);
+  }
+
+  /** A key as a name: a session variable's, or (`property`) a property's, unmangled; a table string's is made once per index. */
+  private name(property: boolean): string {
+    const type = this.byte();
+    if (isLong(type)) {
+      const name = String(this.long(type));
+      this.budget.text(name.length, this.pos);
+      return name;
+    }
+    if (!isString(type)) throw this.fail(`unknown key type ${hex(type)}`);
+    this.pos += 1;
+    if (type === STRING_EMPTY) return '';
+    const index = this.stringIndex(type);
+    if (!property) return this.text(index);
+    let name = this.names[index];
+    if (name === undefined) {
+      const text = this.text(index);
+      name = unmangle(text, this);
+      if (name !== text) this.budget.text(name.length, this.pos);
+      this.names[index] = name;
+    }
+    return name;
   }
 
   private skipKey(): void {
@@ -350,10 +418,14 @@ export class IgbinaryReader {
 
   /** A string value or key of any string type; a non-empty one written whole joins the strings table. */
   private string(type: number): string {
-    if (!isString(type)) throw this.fail(`unknown string type ${hex(type)}`);
     this.pos += 1;
     if (type === STRING_EMPTY) return '';
-    return this.text(type >= STRING8 ? this.stringAt(type - STRING8, true) : this.stringAt(type - STRING_ID8, false));
+    return this.text(this.stringIndex(type));
+  }
+
+  /** After a non-empty string's type code: its index, the string read whole (and added) or named by index. */
+  private stringIndex(type: number): number {
+    return type >= STRING8 ? this.stringAt(type - STRING8, true) : this.stringAt(type - STRING_ID8, false);
   }
 
   private skipString(type: number): void {
@@ -363,14 +435,30 @@ export class IgbinaryReader {
 
   /** After object8..object_id32 (`code` its distance from object8): a whole name or an index. */
   private className(code: number): string {
-    const name = this.text(this.stringAt(code % 3, code < 3));
-    if (!CLASS_NAME.test(name)) throw this.fail('invalid class name');
-    return name;
+    return this.checked(this.stringAt(code % 3, code < 3), VALID_CLASS, CLASS_NAME, 'invalid class name');
   }
 
+  /** The string at `index`, checked against `pattern` on its first use as such a name. */
+  private checked(index: number, check: number, pattern: RegExp, problem: string): string {
+    const text = this.text(index);
+    if ((this.stringChecks[index]! & check) === 0) {
+      if (!pattern.test(text)) throw this.fail(problem);
+      this.stringChecks[index] = this.stringChecks[index]! | check;
+    }
+    return text;
+  }
+
+  /** The string at `index`, decoded on its first use and shared after (a reread of the data adds the same strings at the same indexes). */
   private text(index: number): string {
-    const start = this.stringStarts[index]!;
-    return utf8.decode(this.bytes.subarray(start, start + this.stringLengths[index]!));
+    let text = this.texts[index];
+    if (text === undefined) {
+      const start = this.stringStarts[index]!;
+      const length = this.stringLengths[index]!;
+      this.budget.text(length, this.pos);
+      text = utf8.decode(this.bytes.subarray(start, start + length));
+      this.texts[index] = text;
+    }
+    return text;
   }
 
   /** The string's index in the table, reading a whole one (and adding it) or an index; `pos` is after the type code; sizeCode 0/1/2 for 8/16/32 bits. */
@@ -390,6 +478,7 @@ export class IgbinaryReader {
     if (index === this.stringStarts.length) {
       this.stringStarts = grow(this.stringStarts);
       this.stringLengths = grow(this.stringLengths);
+      this.stringChecks = grow(this.stringChecks);
     }
     this.stringStarts[index] = this.pos;
     this.stringLengths[index] = length;
@@ -420,6 +509,9 @@ export class IgbinaryReader {
       this.slotStrings = grow(this.slotStrings);
       this.slotDepths = grow(this.slotDepths);
       this.slotKinds = grow(this.slotKinds);
+      this.slotEnds = grow(this.slotEnds);
+      this.slotNexts = grow(this.slotNexts);
+      this.slotStringsAfter = grow(this.slotStringsAfter);
     }
     this.slotStarts[slot] = this.pos;
     this.slotStrings[slot] = this.stringCount;
@@ -485,10 +577,4 @@ function isRef(type: number): boolean {
 
 function hex(type: number): string {
   return `0x${type.toString(16).padStart(2, '0')}`;
-}
-
-function grow<T extends Int32Array | Uint8Array>(array: T): T {
-  const bigger = new (array.constructor as new (length: number) => T)(array.length * 2);
-  bigger.set(array);
-  return bigger;
 }

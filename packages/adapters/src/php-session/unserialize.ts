@@ -1,3 +1,4 @@
+import { BuildBudget, type BuildWork } from './build-budget.js';
 import { DEFAULT_LIMITS, PhpSessionDecodeError, type PhpDecodeLimits, type PhpKey, type PhpObject, type PhpValue } from './php-value.js';
 
 const INT64_MAX = 9223372036854775807n;
@@ -24,6 +25,8 @@ export const SKIPPED = 0x80;
 
 /** What PHP makes of a `C:` (Serializable) value whose class it does not have: no user code runs. */
 export const INCOMPLETE_CLASS = '__PHP_Incomplete_Class';
+/** The one property of such an object: its class's name. */
+export const INCOMPLETE_CLASS_NAME = `${INCOMPLETE_CLASS}_Name`;
 
 /**
  * Reads PHP's `serialize` format strictly, on bytes. One reader decodes one
@@ -34,7 +37,9 @@ export const INCOMPLETE_CLASS = '__PHP_Incomplete_Class';
  * A value is either built (`value`) or only checked and stepped over (`skip`),
  * which allocates nothing: a session's cost follows its size, and only the values
  * the service uses are built. A skipped value a built one refers to (`R:`, `r:`)
- * is built then, from where it starts.
+ * is built then, from where it starts, once: it stays in its slot, and building
+ * a value around it later takes it from there. What is built is counted against
+ * a {@link BuildBudget}.
  */
 export class PhpReader {
   pos = 0;
@@ -47,12 +52,16 @@ export class PhpReader {
    */
   private starts = new Int32Array(256);
   private depths = new Uint8Array(256);
+  /** Per skipped slot, where its value ends and the slot count after it: how a value built since is stepped over when its surroundings are built. */
+  private ends = new Int32Array(256);
+  private nexts = new Int32Array(256);
   private slotCount = 0;
   private values = 0;
   /** Off while a skipped value is built again: its values were counted when it was checked. */
   private counting = true;
   private readonly limits: Required<PhpDecodeLimits>;
   private readonly length: number;
+  private readonly budget: BuildBudget;
 
   constructor(
     readonly bytes: Uint8Array,
@@ -60,10 +69,16 @@ export class PhpReader {
   ) {
     this.limits = limitsFor(bytes, limits);
     this.length = bytes.length;
+    this.budget = new BuildBudget(bytes.length);
   }
 
   get atEnd(): boolean {
     return this.pos >= this.length;
+  }
+
+  /** What this reader has built so far: a deterministic measure of its work. */
+  get built(): BuildWork {
+    return { values: this.budget.values, bytes: this.budget.bytes };
   }
 
   fail(message: string): PhpSessionDecodeError {
@@ -77,12 +92,10 @@ export class PhpReader {
   private takeSlot(depth: number): number {
     const slot = this.slotCount++;
     if (slot === this.starts.length) {
-      const starts = new Int32Array(slot * 2);
-      starts.set(this.starts);
-      this.starts = starts;
-      const depths = new Uint8Array(slot * 2);
-      depths.set(this.depths);
-      this.depths = depths;
+      this.starts = grow(this.starts);
+      this.depths = grow(this.depths);
+      this.ends = grow(this.ends);
+      this.nexts = grow(this.nexts);
     }
     this.starts[slot] = this.pos;
     this.depths[slot] = depth;
@@ -94,7 +107,10 @@ export class PhpReader {
     const type = this.bytes[this.pos];
     if (type === undefined) throw this.fail('unexpected end of data');
     this.count1();
+    this.budget.value(this.pos);
     if (type === 0x52 /* R */) return this.reference('R');
+    // Only while a skipped value is built: a value inside it a reference built already.
+    if (this.slots[this.slotCount] !== undefined) return this.builtAlready();
     const slot = this.takeSlot(depth);
     const set = <T extends PhpValue>(value: T): T => {
       this.slots[slot] = value;
@@ -142,6 +158,16 @@ export class PhpReader {
     const slot = this.takeSlot(depth);
     this.skipBody(type, depth);
     this.depths[slot] = depth | SKIPPED;
+    this.ends[slot] = this.pos;
+    this.nexts[slot] = this.slotCount;
+  }
+
+  /** The value of the next slot, built already: stepped over, with the slots inside it. */
+  private builtAlready(): PhpValue {
+    const slot = this.slotCount;
+    this.pos = this.ends[slot]!;
+    this.slotCount = this.nexts[slot]!;
+    return this.slots[slot]!;
   }
 
   private skipBody(type: number, depth: number): void {
@@ -299,7 +325,9 @@ export class PhpReader {
     this.enter(depth);
     for (let i = 0; i < count; i += 1) {
       const key = this.key();
-      properties.set(typeof key === 'string' ? unmangle(key, this) : String(key), this.value(depth + 1));
+      const name = typeof key === 'string' ? unmangle(key, this) : String(key);
+      if (name !== key) this.budget.text(name.length, this.pos);
+      properties.set(name, this.value(depth + 1));
     }
     this.expectByte(CLOSE);
     return object;
@@ -321,7 +349,7 @@ export class PhpReader {
     return Object.freeze({
       kind: 'object' as const,
       className: INCOMPLETE_CLASS,
-      properties: new Map([[`${INCOMPLETE_CLASS}_Name`, className]]),
+      properties: new Map([[INCOMPLETE_CLASS_NAME, className]]),
     });
   }
 
@@ -424,6 +452,7 @@ export class PhpReader {
     this.expectByte(QUOTE);
     const end = this.pos + length;
     if (end >= this.length) throw this.fail(`a ${length}-byte string runs past the end`);
+    this.budget.text(length, this.pos);
     const text = utf8.decode(this.bytes.subarray(this.pos, end));
     this.pos = end;
     this.expectByte(QUOTE);
@@ -572,6 +601,13 @@ export function unserializePhp(bytes: Uint8Array, limits?: PhpDecodeLimits): Php
   const value = reader.value();
   if (!reader.atEnd) throw reader.fail('trailing bytes after the value');
   return value;
+}
+
+/** The same typed array, twice as long. */
+export function grow<T extends Int32Array | Uint8Array>(array: T): T {
+  const bigger = new (array.constructor as new (length: number) => T)(array.length * 2);
+  bigger.set(array);
+  return bigger;
 }
 
 export function narrow(value: bigint): number | bigint {
