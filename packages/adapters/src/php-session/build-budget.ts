@@ -1,34 +1,21 @@
 import { PhpSessionDecodeError } from './php-value.js';
 
-/**
- * What a reader may build from n bytes of session data: BUILD_FACTOR × n values and
- * BUILD_FACTOR × n UTF-16 code units of strings. Every PHP writer needs at least one byte
- * per value it writes and, for a string it writes whole, at least its byte length (a string's
- * JS length never exceeds its UTF-8 byte length); a back-reference (`R:`, `r:`, igbinary's ref
- * and string index) is built once and then shared, costing 1 value and 0 bytes. The largest
- * honest ratio is an object's int property name made a string (igbinary `07 ff`, 2 bytes, is
- * "-255", and a 64-bit int's 9 bytes up to 20 characters): about 2.2. So 4 keeps twice that
- * margin for every session PHP writes, while 1 MiB of data can never become more than 8 MB of
- * strings (values stay within `maxValues` too): a session costs a bounded multiple of its own size.
- */
-export const BUILD_FACTOR = 4;
-
-/** How many values and string code units a reader built (references counted once, as shared). */
+/** How many values and bytes of strings a reader built (what a reference names counted once, as shared). */
 export interface BuildWork {
   readonly values: number;
   readonly bytes: number;
 }
 
-/** Counts what one reader builds; past {@link BUILD_FACTOR} × the data's length the data is refused. */
+/** Counts what one reader builds; past `factor` (BUILD_FACTOR) × the data's length the data is refused, before building more. */
 export class BuildBudget implements BuildWork {
   values = 0;
   bytes = 0;
   private readonly maxValues: number;
   private readonly maxBytes: number;
 
-  constructor(inputBytes: number) {
-    this.maxValues = BUILD_FACTOR * inputBytes;
-    this.maxBytes = BUILD_FACTOR * inputBytes;
+  constructor(inputBytes: number, factor: number) {
+    this.maxValues = Math.floor(factor * inputBytes);
+    this.maxBytes = Math.floor(factor * inputBytes);
   }
 
   /** One more value built (`at`: where the reader is, for the error). */
@@ -36,7 +23,7 @@ export class BuildBudget implements BuildWork {
     if (++this.values > this.maxValues) throw new PhpSessionDecodeError(`building more than ${this.maxValues} values`, at);
   }
 
-  /** A string of `length` code units built. */
+  /** A string of `length` bytes about to be built (or a made name of that many code units). */
   text(length: number, at: number): void {
     this.bytes += length;
     if (this.bytes > this.maxBytes) throw new PhpSessionDecodeError(`building more than ${this.maxBytes} bytes of strings`, at);

@@ -1,6 +1,16 @@
 import { BuildBudget, type BuildWork } from './build-budget.js';
 import { PhpSessionDecodeError, type PhpDecodeLimits, type PhpKey, type PhpObject, type PhpValue } from './php-value.js';
-import { CLASS_NAME, grow, INCOMPLETE_CLASS, INCOMPLETE_CLASS_NAME, limitsFor, narrow, SKIPPED, unmangle } from './unserialize.js';
+import {
+  CLASS_NAME,
+  grow,
+  INCOMPLETE_CLASS,
+  INCOMPLETE_CLASS_NAME,
+  limitsFor,
+  MAX_REFERENCE_CHAIN,
+  narrow,
+  SKIPPED,
+  unmangle,
+} from './unserialize.js';
 
 // igbinary's type codes (format version 2), as php-igbinary writes and reads them.
 const NULL = 0x00;
@@ -78,6 +88,8 @@ export class IgbinaryReader {
   private readonly names: (string | undefined)[] = [];
   private values = 0;
   private counting = true;
+  /** How many {@link materialize} calls are under way, one inside the other. */
+  private chained = 0;
   private readonly limits: Required<PhpDecodeLimits>;
   private readonly length: number;
   private readonly view: DataView;
@@ -90,7 +102,7 @@ export class IgbinaryReader {
     this.limits = limitsFor(bytes, limits);
     this.length = bytes.length;
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    this.budget = new BuildBudget(bytes.length);
+    this.budget = new BuildBudget(bytes.length, this.limits.buildFactor);
     if (bytes.length < 5 || HEADER.some((byte, i) => bytes[i] !== byte)) {
       this.pos = 0;
       throw this.fail('igbinary data starts with the header 00 00 00 02 and holds a value');
@@ -271,6 +283,11 @@ export class IgbinaryReader {
   }
 
   private materialize(slot: number): PhpValue {
+    // Each stepped-over value built from inside another nests the reading once more: bounded, so that
+    // no chain of references can exhaust the stack (PHP builds every value as it goes; this reader does not).
+    if (this.chained >= MAX_REFERENCE_CHAIN)
+      throw this.fail(`references to stepped-over values chained more than ${MAX_REFERENCE_CHAIN} deep`);
+    this.chained += 1;
     const { pos, slotCount, stringCount, counting } = this;
     this.pos = this.slotStarts[slot]!;
     this.slotCount = slot;
@@ -287,6 +304,7 @@ export class IgbinaryReader {
       this.slotCount = slotCount;
       this.stringCount = stringCount;
       this.counting = counting;
+      this.chained -= 1;
     }
   }
 

@@ -9,7 +9,7 @@ export interface DecodedPhpSession {
   readonly vars: Map<string, PhpValue>;
   /** Where each top-level value's bytes are, so one value can be rewritten and every other byte kept. */
   readonly spans: Map<string, { readonly start: number; readonly end: number }>;
-  /** What the reader built: within BUILD_FACTOR × the data's length, or the data was refused. */
+  /** What the reader built: within `buildFactor` × the data's length, or the data was refused. */
   readonly built: BuildWork;
 }
 

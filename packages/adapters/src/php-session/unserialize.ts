@@ -20,6 +20,9 @@ const CANONICAL_INT = /^(?:0|-?[1-9]\d{0,18})$/;
 // zend_is_valid_class_name, with namespaces.
 export const CLASS_NAME = /^[A-Za-z_\x80-\uffff][A-Za-z0-9_\x80-\uffff]*(?:\\[A-Za-z_\x80-\uffff][A-Za-z0-9_\x80-\uffff]*)*$/;
 
+/** How many stepped-over values may be built one from inside another (a reference in one naming the next). */
+export const MAX_REFERENCE_CHAIN = 16;
+
 /** The flag on a slot's depth once its value was stepped over (a depth stays below it). */
 export const SKIPPED = 0x80;
 
@@ -59,6 +62,8 @@ export class PhpReader {
   private values = 0;
   /** Off while a skipped value is built again: its values were counted when it was checked. */
   private counting = true;
+  /** How many {@link materialize} calls are under way, one inside the other. */
+  private chained = 0;
   private readonly limits: Required<PhpDecodeLimits>;
   private readonly length: number;
   private readonly budget: BuildBudget;
@@ -69,7 +74,7 @@ export class PhpReader {
   ) {
     this.limits = limitsFor(bytes, limits);
     this.length = bytes.length;
-    this.budget = new BuildBudget(bytes.length);
+    this.budget = new BuildBudget(bytes.length, this.limits.buildFactor);
   }
 
   get atEnd(): boolean {
@@ -269,6 +274,11 @@ export class PhpReader {
   }
 
   private materialize(slot: number): PhpValue {
+    // Each stepped-over value built from inside another nests the reading once more: bounded, so that
+    // no chain of references can exhaust the stack (PHP builds every value as it goes; this reader does not).
+    if (this.chained >= MAX_REFERENCE_CHAIN)
+      throw this.fail(`references to stepped-over values chained more than ${MAX_REFERENCE_CHAIN} deep`);
+    this.chained += 1;
     const { pos, slotCount, counting } = this;
     this.pos = this.starts[slot] ?? 0;
     this.slotCount = slot;
@@ -279,6 +289,7 @@ export class PhpReader {
       this.pos = pos;
       this.slotCount = slotCount;
       this.counting = counting;
+      this.chained -= 1;
     }
   }
 
