@@ -27,8 +27,8 @@ const CHILD_HEAP_MB = 512;
 const CHILD_TIMEOUT_MS = 60_000;
 
 /**
- * The igbinary sessions that once cost 1.5 s and 1 GB (150 KB) and exhausted the heap (600 KB): one
- * 50 KB string repeated in the user (php-igbinary writes it once, then 2-byte string-table indexes).
+ * Sessions a decoder that built each use anew would turn into 1 GB (150 KB) or heap exhaustion (600 KB):
+ * one 50 KB string repeated in the user (php-igbinary writes it once, then 2-byte string-table indexes).
  * Each is decoded in a child process of its own with a heap cap and a timeout; PHP's own decode beside it.
  */
 export async function benchRepeatedSessions(scratch: string, log: (line: string) => void): Promise<RepeatedSessionRow[]> {
