@@ -73,10 +73,8 @@ export class IgbinaryReader {
   private slotStrings = new Int32Array(64);
   private slotDepths = new Uint8Array(64);
   private slotKinds = new Uint8Array(64);
-  /** Per skipped slot, where it ends and the slot and string counts after it: how a value built since is stepped over when its surroundings are built. */
-  private slotEnds = new Int32Array(64);
-  private slotNexts = new Int32Array(64);
-  private slotStringsAfter = new Int32Array(64);
+  /** Per value built by {@link materialize}: where it ends, and the slot and string counts after it, to step over it when what holds it is built. */
+  private readonly rebuilt = new Map<number, { readonly end: number; readonly slots: number; readonly strings: number }>();
   private slotCount = 0;
   /** Each string's offset and length in the data, by index; its checks done (VALID_*). */
   private stringStarts = new Int32Array(64);
@@ -153,7 +151,7 @@ export class IgbinaryReader {
     if (type === REF) return this.referenced(depth);
     if (isRef(type)) return this.reference(type);
     // Only while a skipped value is built: an array or object inside it a reference built already.
-    if (type >= ARRAY8 && type <= OBJECT_ID32 && this.slots[this.slotCount] !== undefined) return this.builtAlready();
+    if (this.chained > 0 && type >= ARRAY8 && type <= OBJECT_ID32 && this.slots[this.slotCount] !== undefined) return this.builtAlready();
     if (type >= ARRAY8 && type <= ARRAY32) {
       const array = new Map<PhpKey, PhpValue>();
       this.slots[this.takeSlot(depth, 0)] = array;
@@ -185,7 +183,7 @@ export class IgbinaryReader {
     if (type >= ARRAY8 && type <= ARRAY32) {
       const slot = this.takeSlot(depth, 0);
       this.skipElements(type, depth);
-      this.skipped(slot, depth);
+      this.slotDepths[slot] = depth | SKIPPED;
       return;
     }
     if (type >= OBJECT8 && type <= OBJECT_ID32) {
@@ -197,26 +195,22 @@ export class IgbinaryReader {
       else if (inner >= OBJECT_SER8 && inner <= OBJECT_SER32) this.serialized(inner);
       else if (inner === ENUM_CASE) this.enumCase();
       else throw this.fail(`unknown object inner type ${hex(inner)}`);
-      this.skipped(slot, depth);
+      this.slotDepths[slot] = depth | SKIPPED;
       return;
     }
     this.skipScalar(type);
   }
 
-  /** A slot's value was stepped over whole: what building it, or stepping over it once built, needs. */
-  private skipped(slot: number, depth: number): void {
-    this.slotDepths[slot] = depth | SKIPPED;
-    this.slotEnds[slot] = this.pos;
-    this.slotNexts[slot] = this.slotCount;
-    this.slotStringsAfter[slot] = this.stringCount;
-  }
-
-  /** The value of the next slot, built already: stepped over, with the slots and strings inside it. */
+  /**
+   * The value of the next slot, built already by {@link materialize} (a value inside one being built is
+   * reached only through it): stepped over, with the slots and strings inside it.
+   */
   private builtAlready(): PhpValue {
     const slot = this.slotCount;
-    this.pos = this.slotEnds[slot]!;
-    this.slotCount = this.slotNexts[slot]!;
-    this.stringCount = this.slotStringsAfter[slot]!;
+    const after = this.rebuilt.get(slot)!;
+    this.pos = after.end;
+    this.slotCount = after.slots;
+    this.stringCount = after.strings;
     return this.slots[slot]!;
   }
 
@@ -237,7 +231,7 @@ export class IgbinaryReader {
     const type = this.byte();
     if (type === REF) throw this.fail('a reference of a reference');
     if (isRef(type) || (type >= ARRAY8 && type <= OBJECT_ID32)) return this.value(depth);
-    if (this.slots[this.slotCount] !== undefined) return this.builtAlready();
+    if (this.chained > 0 && this.slots[this.slotCount] !== undefined) return this.builtAlready();
     const slot = this.takeSlot(depth, 0);
     const value = this.scalar(type);
     this.slots[slot] = value;
@@ -254,7 +248,7 @@ export class IgbinaryReader {
     }
     const slot = this.takeSlot(depth, 0);
     this.skipScalar(type);
-    this.skipped(slot, depth);
+    this.slotDepths[slot] = depth | SKIPPED;
   }
 
   private reference(type: number): PhpValue {
@@ -298,6 +292,8 @@ export class IgbinaryReader {
       // and kept (an array or object keeps itself; a scalar is kept here), so the next reference shares it.
       const value = this.value(this.slotDepths[slot]! & ~SKIPPED);
       this.slots[slot] = value;
+      // A scalar after `&` took its slot before the value: the count after it is past that slot.
+      this.rebuilt.set(slot, { end: this.pos, slots: Math.max(this.slotCount, slot + 1), strings: this.stringCount });
       return value;
     } finally {
       this.pos = pos;
@@ -527,9 +523,6 @@ export class IgbinaryReader {
       this.slotStrings = grow(this.slotStrings);
       this.slotDepths = grow(this.slotDepths);
       this.slotKinds = grow(this.slotKinds);
-      this.slotEnds = grow(this.slotEnds);
-      this.slotNexts = grow(this.slotNexts);
-      this.slotStringsAfter = grow(this.slotStringsAfter);
     }
     this.slotStarts[slot] = this.pos;
     this.slotStrings[slot] = this.stringCount;

@@ -55,9 +55,8 @@ export class PhpReader {
    */
   private starts = new Int32Array(256);
   private depths = new Uint8Array(256);
-  /** Per skipped slot, where its value ends and the slot count after it: how a value built since is stepped over when its surroundings are built. */
-  private ends = new Int32Array(256);
-  private nexts = new Int32Array(256);
+  /** Per value built by {@link materialize}: where it ends and the slot count after it, to step over it when what holds it is built. */
+  private readonly rebuilt = new Map<number, { readonly end: number; readonly slots: number }>();
   private slotCount = 0;
   private values = 0;
   /** Off while a skipped value is built again: its values were counted when it was checked. */
@@ -99,8 +98,6 @@ export class PhpReader {
     if (slot === this.starts.length) {
       this.starts = grow(this.starts);
       this.depths = grow(this.depths);
-      this.ends = grow(this.ends);
-      this.nexts = grow(this.nexts);
     }
     this.starts[slot] = this.pos;
     this.depths[slot] = depth;
@@ -115,7 +112,7 @@ export class PhpReader {
     this.budget.value(this.pos);
     if (type === 0x52 /* R */) return this.reference('R');
     // Only while a skipped value is built: a value inside it a reference built already.
-    if (this.slots[this.slotCount] !== undefined) return this.builtAlready();
+    if (this.chained > 0 && this.slots[this.slotCount] !== undefined) return this.builtAlready();
     const slot = this.takeSlot(depth);
     const set = <T extends PhpValue>(value: T): T => {
       this.slots[slot] = value;
@@ -163,15 +160,17 @@ export class PhpReader {
     const slot = this.takeSlot(depth);
     this.skipBody(type, depth);
     this.depths[slot] = depth | SKIPPED;
-    this.ends[slot] = this.pos;
-    this.nexts[slot] = this.slotCount;
   }
 
-  /** The value of the next slot, built already: stepped over, with the slots inside it. */
+  /**
+   * The value of the next slot, built already by {@link materialize} (a value inside one being built is
+   * reached only through it): stepped over, with the slots inside it.
+   */
   private builtAlready(): PhpValue {
     const slot = this.slotCount;
-    this.pos = this.ends[slot]!;
-    this.slotCount = this.nexts[slot]!;
+    const after = this.rebuilt.get(slot)!;
+    this.pos = after.end;
+    this.slotCount = after.slots;
     return this.slots[slot]!;
   }
 
@@ -284,7 +283,10 @@ export class PhpReader {
     this.slotCount = slot;
     this.counting = false;
     try {
-      return this.value((this.depths[slot] ?? 0) & ~SKIPPED);
+      // Kept in its slot by value(); where it ends, for building what holds it later.
+      const value = this.value((this.depths[slot] ?? 0) & ~SKIPPED);
+      this.rebuilt.set(slot, { end: this.pos, slots: this.slotCount });
+      return value;
     } finally {
       this.pos = pos;
       this.slotCount = slotCount;
