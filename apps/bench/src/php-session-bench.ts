@@ -20,6 +20,7 @@ import {
   type RedisClusterProcess,
 } from '@cotizaciones/adapters/testing/processes';
 import { runLoad, type LoadResult } from './load.js';
+import { benchRepeatedSessions, type RepeatedSessionRow } from './repeated-session-bench.js';
 import { median } from './measure.js';
 import { cpuMs, spawnServer, type Spawned } from './processes.js';
 import { devLoginCookie } from './sessions.js';
@@ -72,6 +73,8 @@ export interface PhpSessionLatency {
   readonly requests: LatencyRow[];
   /** The session reader against PHP's own decoder, on the same shop-cart sessions. */
   readonly decoder: DecoderRow[];
+  /** igbinary sessions repeating one 50 KB string (150 and 600 KB): time and memory of one decode. */
+  readonly repeated: RepeatedSessionRow[];
   /** A signed-in request's CPU with a 200 KB session against a small one (files). */
   readonly large: LargeSessionCost;
   /**
@@ -180,6 +183,7 @@ export async function benchPhpSessions(
         decoder.push({ format, bytes: bytes.length, phpUs, serviceUs: readerCpuUs(bytes, format) });
       }
     }
+    const repeated = await benchRepeatedSessions(scratch, log);
     await redis.start();
     await memcached?.start();
     const dir = join(scratch, 'sessions');
@@ -348,7 +352,7 @@ export async function benchPhpSessions(
 
     log('PHP sessions: a signed-in request with a 200 KB session against a small one');
     const large = await largeSessionCost(dir, join(scratch, 'cart-php-205000.bin'), phpFiles, services, signIn);
-    return { reads: rows(readTimes), requests: rows(requestTimes), decoder, large, throughput };
+    return { reads: rows(readTimes), requests: rows(requestTimes), decoder, repeated, large, throughput };
   } finally {
     await Promise.all(services.map((service) => service.stop()));
     await Promise.all(phps.map((php) => php.stop()));

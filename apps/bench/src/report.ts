@@ -3,6 +3,7 @@ import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import type { BenchReport, TargetSummary } from './bench-report.js';
 import type { LatencyRow } from './php-session-bench.js';
+import { REPEATED_MAX_MB, REPEATED_MAX_MS, REPEATED_READS, repeatedMet } from './repeated-session-bench.js';
 import { checkTargets } from './target-checks.js';
 
 export function machine(): string {
@@ -81,6 +82,16 @@ export function toMarkdown(report: BenchReport): string {
         .map((d) => `${d.bytes} | ${fixed(d.phpUs)} | ${fixed(d.serviceUs)} | ${fixed(d.serviceUs / d.phpUs, 2)}`);
       lines.push(`| ${cart + 1} | ${cells.join(' | ')} |`);
     }
+    lines.push(
+      '',
+      `| igbinary session, one 50 KB string repeated | bytes | PHP igbinary_unserialize CPU ms | first decode ms | decode ms (median) | heap per decode MB | RSS per decode MB | RSS growth over ${REPEATED_READS + 1} decodes MB | target ≤ ${REPEATED_MAX_MS} ms, ≤ ${REPEATED_MAX_MB} MB |`,
+      '|---|---|---|---|---|---|---|---|---|',
+      ...report.phpSessions.repeated.map((r) =>
+        r.medianMs === undefined
+          ? `| ${r.copies} copies | ${r.bytes} | ${fixed(r.phpMs, 2)} | ${r.failure} | | | | | no |`
+          : `| ${r.copies} copies | ${r.bytes} | ${fixed(r.phpMs, 2)} | ${fixed(r.firstMs!, 1)} | ${fixed(r.medianMs, 1)} | ${fixed(r.heapMb!, 1)} | ${fixed(r.rssGrowthMb!, 1)} | ${fixed(r.rssAllMb!, 1)} | ${repeatedMet(r) ? 'yes' : 'no'} |`,
+      ),
+    );
     const l = report.phpSessions.large;
     lines.push(
       '',

@@ -1,5 +1,6 @@
 import type { BenchReport, TargetSummary } from './bench-report.js';
 import { PHP_FILES_EMPTY_SESSION, PHP_FILES_NO_COOKIE, PHP_FILES_UNKNOWN_SESSION } from './php-session-bench.js';
+import { REPEATED_MAX_MB, REPEATED_MAX_MS, repeatedMet } from './repeated-session-bench.js';
 
 export interface TargetCheck {
   readonly target: string;
@@ -115,6 +116,22 @@ export function checkTargets(report: BenchReport): TargetCheck[] {
         ? 'not measured'
         : probes!.map((row) => `${row.probe.split(' ')[1]} p50 ${fixed(row.p50Ms, 1)}, p99 ${fixed(row.p99Ms, 1)} ms`).join('; '),
     met: slowest === undefined ? undefined : slowest <= PROBE_P99_MS,
+  });
+
+  // A session repeating one string is built once (CONTRACT "Running beside the PHP app": bounded by its own size).
+  const repeated = report.phpSessions?.repeated;
+  checks.push({
+    target: `igbinary sessions repeating one 50 KB string (150, 600 KB): a decode ≤ ${REPEATED_MAX_MS} ms and ≤ ${REPEATED_MAX_MB} MB`,
+    measured: repeated?.length
+      ? repeated
+          .map((r) =>
+            r.medianMs === undefined
+              ? `${r.bytes} B: ${r.failure}`
+              : `${r.bytes} B: ${fixed(r.medianMs, 1)} ms (first ${fixed(r.firstMs!, 1)}), heap ${fixed(r.heapMb!, 1)} MB, RSS +${fixed(r.rssGrowthMb!, 1)} MB`,
+          )
+          .join('; ')
+      : 'not measured',
+    met: repeated?.length ? repeated.every(repeatedMet) : undefined,
   });
 
   // One entry per request (a change): the service against itself with the spool off, in the same rounds.

@@ -10,8 +10,11 @@
 // - `C:` (an old-style Serializable) is read as PHP reads it without the class: an incomplete object, its data
 //   skipped by its declared length, no code run; elsewhere in a session it is skipped as opaque data.
 // - refused: `S:`, trailing bytes, anything PHP would stop at silently, nesting over 64, more than 1 MiB or
-//   100 000 values. Every refusal is a PhpSessionDecodeError; the session is then "no user".
+//   100 000 values, building more than BUILD_FACTOR (4) values or bytes of strings per byte of data (a repeated
+//   string or referenced value is built once and shared), references to stepped-over values chained more than 16
+//   deep. Every refusal is a PhpSessionDecodeError; the session is then "no user".
 export {
+  BUILD_FACTOR,
   PhpSessionDecodeError,
   isPhpObject,
   type PhpArray,
@@ -23,6 +26,7 @@ export {
 } from './php-session/php-value.js';
 export { unserializePhp } from './php-session/unserialize.js';
 export { decodePhpSession, type DecodedPhpSession } from './php-session/session-formats.js';
+export type { BuildWork } from './php-session/build-budget.js';
 export {
   SESSION_FORMATS,
   type PhpSaveHandler,

@@ -1,5 +1,16 @@
+import { BuildBudget, type BuildWork } from './build-budget.js';
 import { PhpSessionDecodeError, type PhpDecodeLimits, type PhpKey, type PhpObject, type PhpValue } from './php-value.js';
-import { CLASS_NAME, INCOMPLETE_CLASS, limitsFor, narrow, SKIPPED, unmangle } from './unserialize.js';
+import {
+  CLASS_NAME,
+  grow,
+  INCOMPLETE_CLASS,
+  INCOMPLETE_CLASS_NAME,
+  limitsFor,
+  MAX_REFERENCE_CHAIN,
+  narrow,
+  SKIPPED,
+  unmangle,
+} from './unserialize.js';
 
 // igbinary's type codes (format version 2), as php-igbinary writes and reads them.
 const NULL = 0x00;
@@ -34,6 +45,9 @@ const MIN_ELEMENT_BYTES = 2;
 /** What a back-reference slot holds: an object (`objref` may point only there) or anything else. */
 const KIND_OBJECT = 1;
 const ENUM_CASE_NAME = /^[A-Za-z_\x80-\uffff][A-Za-z0-9_\x80-\uffff]*$/;
+/** A table string's checks, done once per index: a valid class name, a valid enum case name. */
+const VALID_CLASS = 1;
+const VALID_CASE = 2;
 const utf8 = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
 
 /**
@@ -46,7 +60,10 @@ const utf8 = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
  *
  * Like {@link PhpReader}, a value is either built (`value`) or checked and
  * stepped over (`skip`), which allocates nothing; a skipped value a built one
- * refers to is built then, from where it starts.
+ * refers to is built then, from where it starts, once (it stays in its slot).
+ * Each table string is decoded once, on its first use, and shared by every
+ * index naming it: a reference costs O(1), and what is built is counted
+ * against a {@link BuildBudget}.
  */
 export class IgbinaryReader {
   pos = 4;
@@ -56,16 +73,25 @@ export class IgbinaryReader {
   private slotStrings = new Int32Array(64);
   private slotDepths = new Uint8Array(64);
   private slotKinds = new Uint8Array(64);
+  /** Per value built by {@link materialize}: where it ends, and the slot and string counts after it, to step over it when what holds it is built. */
+  private readonly rebuilt = new Map<number, { readonly end: number; readonly slots: number; readonly strings: number }>();
   private slotCount = 0;
-  /** Each string's offset and length in the data, by index. */
+  /** Each string's offset and length in the data, by index; its checks done (VALID_*). */
   private stringStarts = new Int32Array(64);
   private stringLengths = new Int32Array(64);
+  private stringChecks = new Uint8Array(64);
   private stringCount = 0;
+  /** Each string decoded, and as a property name (unmangled), by index: built on first use. */
+  private readonly texts: (string | undefined)[] = [];
+  private readonly names: (string | undefined)[] = [];
   private values = 0;
   private counting = true;
+  /** How many {@link materialize} calls are under way, one inside the other. */
+  private chained = 0;
   private readonly limits: Required<PhpDecodeLimits>;
   private readonly length: number;
   private readonly view: DataView;
+  private readonly budget: BuildBudget;
 
   constructor(
     readonly bytes: Uint8Array,
@@ -74,6 +100,7 @@ export class IgbinaryReader {
     this.limits = limitsFor(bytes, limits);
     this.length = bytes.length;
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    this.budget = new BuildBudget(bytes.length, this.limits.buildFactor);
     if (bytes.length < 5 || HEADER.some((byte, i) => bytes[i] !== byte)) {
       this.pos = 0;
       throw this.fail('igbinary data starts with the header 00 00 00 02 and holds a value');
@@ -86,6 +113,11 @@ export class IgbinaryReader {
 
   fail(message: string): PhpSessionDecodeError {
     return new PhpSessionDecodeError(message, this.pos);
+  }
+
+  /** What this reader has built so far: a deterministic measure of its work. */
+  get built(): BuildWork {
+    return { values: this.budget.values, bytes: this.budget.bytes };
   }
 
   /**
@@ -102,7 +134,7 @@ export class IgbinaryReader {
     const size = this.size(type - ARRAY8);
     this.enter(0);
     for (let i = 0; i < size; i += 1) {
-      const key = String(this.key());
+      const key = this.name(false);
       const start = this.pos;
       if (build(key)) vars.set(key, this.value(1));
       else this.skip(1);
@@ -115,8 +147,11 @@ export class IgbinaryReader {
   value(depth: number): PhpValue {
     const type = this.byte();
     this.count1();
+    this.budget.value(this.pos);
     if (type === REF) return this.referenced(depth);
     if (isRef(type)) return this.reference(type);
+    // Only while a skipped value is built: an array or object inside it a reference built already.
+    if (this.chained > 0 && type >= ARRAY8 && type <= OBJECT_ID32 && this.slots[this.slotCount] !== undefined) return this.builtAlready();
     if (type >= ARRAY8 && type <= ARRAY32) {
       const array = new Map<PhpKey, PhpValue>();
       this.slots[this.takeSlot(depth, 0)] = array;
@@ -166,6 +201,19 @@ export class IgbinaryReader {
     this.skipScalar(type);
   }
 
+  /**
+   * The value of the next slot, built already by {@link materialize} (a value inside one being built is
+   * reached only through it): stepped over, with the slots and strings inside it.
+   */
+  private builtAlready(): PhpValue {
+    const slot = this.slotCount;
+    const after = this.rebuilt.get(slot)!;
+    this.pos = after.end;
+    this.slotCount = after.slots;
+    this.stringCount = after.strings;
+    return this.slots[slot]!;
+  }
+
   /** An array's or object's size and elements, checked and stepped over; `type` is array8..array32. */
   private skipElements(type: number, depth: number): void {
     this.pos += 1;
@@ -183,6 +231,7 @@ export class IgbinaryReader {
     const type = this.byte();
     if (type === REF) throw this.fail('a reference of a reference');
     if (isRef(type) || (type >= ARRAY8 && type <= OBJECT_ID32)) return this.value(depth);
+    if (this.chained > 0 && this.slots[this.slotCount] !== undefined) return this.builtAlready();
     const slot = this.takeSlot(depth, 0);
     const value = this.scalar(type);
     this.slots[slot] = value;
@@ -228,19 +277,30 @@ export class IgbinaryReader {
   }
 
   private materialize(slot: number): PhpValue {
+    // Each stepped-over value built from inside another nests the reading once more: bounded, so that
+    // no chain of references can exhaust the stack (PHP builds every value as it goes; this reader does not).
+    if (this.chained >= MAX_REFERENCE_CHAIN)
+      throw this.fail(`references to stepped-over values chained more than ${MAX_REFERENCE_CHAIN} deep`);
+    this.chained += 1;
     const { pos, slotCount, stringCount, counting } = this;
     this.pos = this.slotStarts[slot]!;
     this.slotCount = slot;
     this.stringCount = this.slotStrings[slot]!;
     this.counting = false;
     try {
-      // A slot starts at its array or object, or at the scalar after its `&`: read again from there.
-      return this.value(this.slotDepths[slot]! & ~SKIPPED);
+      // A slot starts at its array or object, or at the scalar after its `&`: read again from there,
+      // and kept (an array or object keeps itself; a scalar is kept here), so the next reference shares it.
+      const value = this.value(this.slotDepths[slot]! & ~SKIPPED);
+      this.slots[slot] = value;
+      // A scalar after `&` took its slot before the value: the count after it is past that slot.
+      this.rebuilt.set(slot, { end: this.pos, slots: Math.max(this.slotCount, slot + 1), strings: this.stringCount });
+      return value;
     } finally {
       this.pos = pos;
       this.slotCount = slotCount;
       this.stringCount = stringCount;
       this.counting = counting;
+      this.chained -= 1;
     }
   }
 
@@ -256,10 +316,7 @@ export class IgbinaryReader {
       this.pos += 1;
       const size = this.size(inner - ARRAY8);
       this.enter(depth);
-      for (let i = 0; i < size; i += 1) {
-        const key = this.key();
-        properties.set(typeof key === 'string' ? unmangle(key, this) : String(key), this.value(depth + 1));
-      }
+      for (let i = 0; i < size; i += 1) properties.set(this.name(true), this.value(depth + 1));
       return object;
     }
     if (inner >= OBJECT_SER8 && inner <= OBJECT_SER32) {
@@ -268,7 +325,7 @@ export class IgbinaryReader {
       return (this.slots[slot] = Object.freeze({
         kind: 'object' as const,
         className: INCOMPLETE_CLASS,
-        properties: new Map([[`${INCOMPLETE_CLASS}_Name`, className]]),
+        properties: new Map([[INCOMPLETE_CLASS_NAME, className]]),
       }));
     }
     if (inner === ENUM_CASE) return (this.slots[slot] = Object.freeze({ kind: 'enum' as const, className, caseName: this.enumCase() }));
@@ -284,9 +341,11 @@ export class IgbinaryReader {
 
   private enumCase(): string {
     this.pos += 1;
-    const name = this.string(this.byte());
-    if (!ENUM_CASE_NAME.test(name)) throw this.fail('invalid enum case name');
-    return name;
+    const type = this.byte();
+    if (!isString(type)) throw this.fail(`unknown string type ${hex(type)}`);
+    this.pos += 1;
+    if (type === STRING_EMPTY) throw this.fail('invalid enum case name');
+    return this.checked(this.stringIndex(type), VALID_CASE, ENUM_CASE_NAME, 'invalid enum case name');
   }
 
   private scalar(type: number): PhpValue {
@@ -319,12 +378,35 @@ export class IgbinaryReader {
     else throw this.fail(`unknown type ${hex(type)}`);
   }
 
-  /** An array or property key: a long or a string, taking no slot; a numeric string stays a string, as igbinary leaves it. */
+  /** An array key: a long or a string, taking no slot; a numeric string stays a string, as igbinary leaves it. */
   private key(): PhpKey {
     const type = this.byte();
     if (isLong(type)) return this.long(type);
     if (isString(type)) return this.string(type);
     throw this.fail(`unknown key type ${hex(type)}`);
+  }
+
+  /** A key as a name: a session variable's, or (`property`) a property's, unmangled; a table string's is made once per index. */
+  private name(property: boolean): string {
+    const type = this.byte();
+    if (isLong(type)) {
+      const name = String(this.long(type));
+      this.budget.text(name.length, this.pos);
+      return name;
+    }
+    if (!isString(type)) throw this.fail(`unknown key type ${hex(type)}`);
+    this.pos += 1;
+    if (type === STRING_EMPTY) return '';
+    const index = this.stringIndex(type);
+    if (!property) return this.text(index);
+    let name = this.names[index];
+    if (name === undefined) {
+      const text = this.text(index);
+      name = unmangle(text, this);
+      if (name !== text) this.budget.text(name.length, this.pos);
+      this.names[index] = name;
+    }
+    return name;
   }
 
   private skipKey(): void {
@@ -350,10 +432,14 @@ export class IgbinaryReader {
 
   /** A string value or key of any string type; a non-empty one written whole joins the strings table. */
   private string(type: number): string {
-    if (!isString(type)) throw this.fail(`unknown string type ${hex(type)}`);
     this.pos += 1;
     if (type === STRING_EMPTY) return '';
-    return this.text(type >= STRING8 ? this.stringAt(type - STRING8, true) : this.stringAt(type - STRING_ID8, false));
+    return this.text(this.stringIndex(type));
+  }
+
+  /** After a non-empty string's type code: its index, the string read whole (and added) or named by index. */
+  private stringIndex(type: number): number {
+    return type >= STRING8 ? this.stringAt(type - STRING8, true) : this.stringAt(type - STRING_ID8, false);
   }
 
   private skipString(type: number): void {
@@ -363,14 +449,30 @@ export class IgbinaryReader {
 
   /** After object8..object_id32 (`code` its distance from object8): a whole name or an index. */
   private className(code: number): string {
-    const name = this.text(this.stringAt(code % 3, code < 3));
-    if (!CLASS_NAME.test(name)) throw this.fail('invalid class name');
-    return name;
+    return this.checked(this.stringAt(code % 3, code < 3), VALID_CLASS, CLASS_NAME, 'invalid class name');
   }
 
+  /** The string at `index`, checked against `pattern` on its first use as such a name. */
+  private checked(index: number, check: number, pattern: RegExp, problem: string): string {
+    const text = this.text(index);
+    if ((this.stringChecks[index]! & check) === 0) {
+      if (!pattern.test(text)) throw this.fail(problem);
+      this.stringChecks[index] = this.stringChecks[index]! | check;
+    }
+    return text;
+  }
+
+  /** The string at `index`, decoded on its first use and shared after (a reread of the data adds the same strings at the same indexes). */
   private text(index: number): string {
-    const start = this.stringStarts[index]!;
-    return utf8.decode(this.bytes.subarray(start, start + this.stringLengths[index]!));
+    let text = this.texts[index];
+    if (text === undefined) {
+      const start = this.stringStarts[index]!;
+      const length = this.stringLengths[index]!;
+      this.budget.text(length, this.pos);
+      text = utf8.decode(this.bytes.subarray(start, start + length));
+      this.texts[index] = text;
+    }
+    return text;
   }
 
   /** The string's index in the table, reading a whole one (and adding it) or an index; `pos` is after the type code; sizeCode 0/1/2 for 8/16/32 bits. */
@@ -390,6 +492,7 @@ export class IgbinaryReader {
     if (index === this.stringStarts.length) {
       this.stringStarts = grow(this.stringStarts);
       this.stringLengths = grow(this.stringLengths);
+      this.stringChecks = grow(this.stringChecks);
     }
     this.stringStarts[index] = this.pos;
     this.stringLengths[index] = length;
@@ -485,10 +588,4 @@ function isRef(type: number): boolean {
 
 function hex(type: number): string {
   return `0x${type.toString(16).padStart(2, '0')}`;
-}
-
-function grow<T extends Int32Array | Uint8Array>(array: T): T {
-  const bigger = new (array.constructor as new (length: number) => T)(array.length * 2);
-  bigger.set(array);
-  return bigger;
 }

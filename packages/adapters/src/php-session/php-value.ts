@@ -48,6 +48,24 @@ export interface PhpDecodeLimits {
   readonly maxBytes?: number;
   /** Values in total, references included. */
   readonly maxValues?: number;
+  /** What may be built per byte of data: that many values, and that many bytes of strings (see {@link BUILD_FACTOR}). */
+  readonly buildFactor?: number;
 }
 
-export const DEFAULT_LIMITS: Required<PhpDecodeLimits> = { maxDepth: 64, maxBytes: 1024 * 1024, maxValues: 100_000 };
+/**
+ * Every PHP writer spends at least one byte per value it writes and, on a string it writes
+ * whole, at least its byte length (a string's JS length never exceeds its UTF-8 byte length); a
+ * back-reference (`R:`, `r:`, igbinary's ref and string index) is built once and then shared,
+ * costing 1 value and 0 bytes. The largest honest ratio is an object's int property name made a
+ * string (igbinary `07 ff`, 2 bytes, is "-255"; a 64-bit int's 9 bytes up to 20 characters):
+ * about 2.2. So 4 leaves twice that margin for every session PHP writes, while 1 MiB of data can
+ * never become more than 4 MiB of strings (values stay within `maxValues` too).
+ */
+export const BUILD_FACTOR = 4;
+
+export const DEFAULT_LIMITS: Required<PhpDecodeLimits> = {
+  maxDepth: 64,
+  maxBytes: 1024 * 1024,
+  maxValues: 100_000,
+  buildFactor: BUILD_FACTOR,
+};

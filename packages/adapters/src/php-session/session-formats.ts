@@ -1,3 +1,4 @@
+import type { BuildWork } from './build-budget.js';
 import { PhpSessionDecodeError, type PhpDecodeLimits, type PhpValue } from './php-value.js';
 import type { PhpSessionFormat } from './options.js';
 import { igbinaryLong, IgbinaryReader, isIgbinaryNumber } from './igbinary.js';
@@ -8,6 +9,8 @@ export interface DecodedPhpSession {
   readonly vars: Map<string, PhpValue>;
   /** Where each top-level value's bytes are, so one value can be rewritten and every other byte kept. */
   readonly spans: Map<string, { readonly start: number; readonly end: number }>;
+  /** What the reader built: within `buildFactor` × the data's length, or the data was refused. */
+  readonly built: BuildWork;
 }
 
 const PIPE = 0x7c;
@@ -19,7 +22,9 @@ const utf8 = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
  * strictly: anything PHP would stop at silently (a key with no value, a
  * truncated php_binary key, trailing bytes) is an error here. With `only`,
  * just those top-level keys are built: every other value is checked by the same
- * rules and stepped over, building nothing.
+ * rules and stepped over, building nothing. What is built (repeated strings and
+ * referenced values once each) stays within BUILD_FACTOR × the data's length, or
+ * the data is refused as undecodable.
  */
 export function decodePhpSession(
   bytes: Uint8Array,
@@ -34,7 +39,7 @@ export function decodePhpSession(
     const reader = new IgbinaryReader(bytes, limits);
     const vars = reader.sessionArray(wanted, (key, start, end) => spans.set(key, { start, end }));
     if (!reader.atEnd) throw reader.fail('trailing bytes after the session');
-    return { vars, spans };
+    return { vars, spans, built: reader.built };
   }
   const reader = new PhpReader(bytes, limits);
   const vars = new Map<string, PhpValue>();
@@ -73,7 +78,7 @@ export function decodePhpSession(
     }
   }
   if (!reader.atEnd) throw reader.fail('trailing bytes after the session');
-  return { vars, spans };
+  return { vars, spans, built: reader.built };
 }
 
 /** Whether the top-level value at `start` is a plain int or float: one that can be replaced by another without renumbering any reference. */

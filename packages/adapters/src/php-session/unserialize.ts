@@ -1,3 +1,4 @@
+import { BuildBudget, type BuildWork } from './build-budget.js';
 import { DEFAULT_LIMITS, PhpSessionDecodeError, type PhpDecodeLimits, type PhpKey, type PhpObject, type PhpValue } from './php-value.js';
 
 const INT64_MAX = 9223372036854775807n;
@@ -19,11 +20,16 @@ const CANONICAL_INT = /^(?:0|-?[1-9]\d{0,18})$/;
 // zend_is_valid_class_name, with namespaces.
 export const CLASS_NAME = /^[A-Za-z_\x80-\uffff][A-Za-z0-9_\x80-\uffff]*(?:\\[A-Za-z_\x80-\uffff][A-Za-z0-9_\x80-\uffff]*)*$/;
 
+/** How many stepped-over values may be built one from inside another (a reference in one naming the next). */
+export const MAX_REFERENCE_CHAIN = 16;
+
 /** The flag on a slot's depth once its value was stepped over (a depth stays below it). */
 export const SKIPPED = 0x80;
 
 /** What PHP makes of a `C:` (Serializable) value whose class it does not have: no user code runs. */
 export const INCOMPLETE_CLASS = '__PHP_Incomplete_Class';
+/** The one property of such an object: its class's name. */
+export const INCOMPLETE_CLASS_NAME = `${INCOMPLETE_CLASS}_Name`;
 
 /**
  * Reads PHP's `serialize` format strictly, on bytes. One reader decodes one
@@ -34,7 +40,9 @@ export const INCOMPLETE_CLASS = '__PHP_Incomplete_Class';
  * A value is either built (`value`) or only checked and stepped over (`skip`),
  * which allocates nothing: a session's cost follows its size, and only the values
  * the service uses are built. A skipped value a built one refers to (`R:`, `r:`)
- * is built then, from where it starts.
+ * is built then, from where it starts, once: it stays in its slot, and building
+ * a value around it later takes it from there. What is built is counted against
+ * a {@link BuildBudget}.
  */
 export class PhpReader {
   pos = 0;
@@ -47,12 +55,17 @@ export class PhpReader {
    */
   private starts = new Int32Array(256);
   private depths = new Uint8Array(256);
+  /** Per value built by {@link materialize}: where it ends and the slot count after it, to step over it when what holds it is built. */
+  private readonly rebuilt = new Map<number, { readonly end: number; readonly slots: number }>();
   private slotCount = 0;
   private values = 0;
   /** Off while a skipped value is built again: its values were counted when it was checked. */
   private counting = true;
+  /** How many {@link materialize} calls are under way, one inside the other. */
+  private chained = 0;
   private readonly limits: Required<PhpDecodeLimits>;
   private readonly length: number;
+  private readonly budget: BuildBudget;
 
   constructor(
     readonly bytes: Uint8Array,
@@ -60,10 +73,16 @@ export class PhpReader {
   ) {
     this.limits = limitsFor(bytes, limits);
     this.length = bytes.length;
+    this.budget = new BuildBudget(bytes.length, this.limits.buildFactor);
   }
 
   get atEnd(): boolean {
     return this.pos >= this.length;
+  }
+
+  /** What this reader has built so far: a deterministic measure of its work. */
+  get built(): BuildWork {
+    return { values: this.budget.values, bytes: this.budget.bytes };
   }
 
   fail(message: string): PhpSessionDecodeError {
@@ -77,12 +96,8 @@ export class PhpReader {
   private takeSlot(depth: number): number {
     const slot = this.slotCount++;
     if (slot === this.starts.length) {
-      const starts = new Int32Array(slot * 2);
-      starts.set(this.starts);
-      this.starts = starts;
-      const depths = new Uint8Array(slot * 2);
-      depths.set(this.depths);
-      this.depths = depths;
+      this.starts = grow(this.starts);
+      this.depths = grow(this.depths);
     }
     this.starts[slot] = this.pos;
     this.depths[slot] = depth;
@@ -94,7 +109,10 @@ export class PhpReader {
     const type = this.bytes[this.pos];
     if (type === undefined) throw this.fail('unexpected end of data');
     this.count1();
+    this.budget.value(this.pos);
     if (type === 0x52 /* R */) return this.reference('R');
+    // Only while a skipped value is built: a value inside it a reference built already.
+    if (this.chained > 0 && this.slots[this.slotCount] !== undefined) return this.builtAlready();
     const slot = this.takeSlot(depth);
     const set = <T extends PhpValue>(value: T): T => {
       this.slots[slot] = value;
@@ -142,6 +160,18 @@ export class PhpReader {
     const slot = this.takeSlot(depth);
     this.skipBody(type, depth);
     this.depths[slot] = depth | SKIPPED;
+  }
+
+  /**
+   * The value of the next slot, built already by {@link materialize} (a value inside one being built is
+   * reached only through it): stepped over, with the slots inside it.
+   */
+  private builtAlready(): PhpValue {
+    const slot = this.slotCount;
+    const after = this.rebuilt.get(slot)!;
+    this.pos = after.end;
+    this.slotCount = after.slots;
+    return this.slots[slot]!;
   }
 
   private skipBody(type: number, depth: number): void {
@@ -243,16 +273,25 @@ export class PhpReader {
   }
 
   private materialize(slot: number): PhpValue {
+    // Each stepped-over value built from inside another nests the reading once more: bounded, so that
+    // no chain of references can exhaust the stack (PHP builds every value as it goes; this reader does not).
+    if (this.chained >= MAX_REFERENCE_CHAIN)
+      throw this.fail(`references to stepped-over values chained more than ${MAX_REFERENCE_CHAIN} deep`);
+    this.chained += 1;
     const { pos, slotCount, counting } = this;
     this.pos = this.starts[slot] ?? 0;
     this.slotCount = slot;
     this.counting = false;
     try {
-      return this.value((this.depths[slot] ?? 0) & ~SKIPPED);
+      // Kept in its slot by value(); where it ends, for building what holds it later.
+      const value = this.value((this.depths[slot] ?? 0) & ~SKIPPED);
+      this.rebuilt.set(slot, { end: this.pos, slots: this.slotCount });
+      return value;
     } finally {
       this.pos = pos;
       this.slotCount = slotCount;
       this.counting = counting;
+      this.chained -= 1;
     }
   }
 
@@ -299,7 +338,9 @@ export class PhpReader {
     this.enter(depth);
     for (let i = 0; i < count; i += 1) {
       const key = this.key();
-      properties.set(typeof key === 'string' ? unmangle(key, this) : String(key), this.value(depth + 1));
+      const name = typeof key === 'string' ? unmangle(key, this) : String(key);
+      if (name !== key) this.budget.text(name.length, this.pos);
+      properties.set(name, this.value(depth + 1));
     }
     this.expectByte(CLOSE);
     return object;
@@ -321,7 +362,7 @@ export class PhpReader {
     return Object.freeze({
       kind: 'object' as const,
       className: INCOMPLETE_CLASS,
-      properties: new Map([[`${INCOMPLETE_CLASS}_Name`, className]]),
+      properties: new Map([[INCOMPLETE_CLASS_NAME, className]]),
     });
   }
 
@@ -424,6 +465,7 @@ export class PhpReader {
     this.expectByte(QUOTE);
     const end = this.pos + length;
     if (end >= this.length) throw this.fail(`a ${length}-byte string runs past the end`);
+    this.budget.text(length, this.pos);
     const text = utf8.decode(this.bytes.subarray(this.pos, end));
     this.pos = end;
     this.expectByte(QUOTE);
@@ -572,6 +614,13 @@ export function unserializePhp(bytes: Uint8Array, limits?: PhpDecodeLimits): Php
   const value = reader.value();
   if (!reader.atEnd) throw reader.fail('trailing bytes after the value');
   return value;
+}
+
+/** The same typed array, twice as long. */
+export function grow<T extends Int32Array | Uint8Array>(array: T): T {
+  const bigger = new (array.constructor as new (length: number) => T)(array.length * 2);
+  bigger.set(array);
+  return bigger;
 }
 
 export function narrow(value: bigint): number | bigint {

@@ -1,6 +1,6 @@
-import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { decodePhpSession, isPhpObject, SESSION_FORMATS, type PhpValue } from '../../src/php-session.js';
+import { BUILD_FACTOR, decodePhpSession, isPhpObject, SESSION_FORMATS, type PhpValue } from '../../src/php-session.js';
 import { phpAvailable, phpFixtures } from '../../src/testing/php-server.js';
 import { testSeed } from '../../src/testing/test-seed.js';
 import { missing } from '../../src/testing/index.js';
@@ -23,54 +23,71 @@ interface GeneratedLine {
 }
 
 const SESSIONS_PER_RUN = 300;
+/** Sessions of a few strings and values repeated many times (`generate-sessions.php … repetitive`). */
+const REPETITIVE_PER_RUN = 60;
 let valuesCompared = 0;
 
 describe.skipIf(missing('php', phpAvailable()))('PHP session decoder against PHP itself', () => {
   const seed = testSeed();
-  let generated: SpawnSyncReturns<string>;
-  let lines: GeneratedLine[] = [];
+  const sets = {
+    varied: { count: SESSIONS_PER_RUN, lines: [] as GeneratedLine[], stderr: '' },
+    repetitive: { count: REPETITIVE_PER_RUN, lines: [] as GeneratedLine[], stderr: '' },
+  };
   // In a hook, not the describe body: that body runs even when the suite is skipped for lack of PHP.
   beforeAll(() => {
-    generated = spawnSync('php', [`${phpFixtures}generate-sessions.php`, String(seed), String(SESSIONS_PER_RUN)], {
-      encoding: 'utf8',
-      maxBuffer: 64 * 1024 * 1024,
+    for (const [kind, set] of Object.entries(sets)) {
+      const generated = spawnSync(
+        'php',
+        [`${phpFixtures}generate-sessions.php`, String(seed), String(set.count), ...(kind === 'repetitive' ? ['repetitive'] : [])],
+        { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 },
+      );
+      set.stderr = generated.stderr;
+      set.lines = generated.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as GeneratedLine);
+    }
+  });
+
+  for (const [kind, set] of Object.entries(sets)) {
+    it(`PHP generated ${set.count} ${kind} sessions (seed ${seed})`, () => {
+      expect(set.stderr).toBe('');
+      expect(set.lines).toHaveLength(set.count);
     });
-    lines = generated.stdout
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as GeneratedLine);
-  });
 
-  it(`PHP generated ${SESSIONS_PER_RUN} sessions (seed ${seed})`, () => {
-    expect(generated.stderr).toBe('');
-    expect(lines).toHaveLength(SESSIONS_PER_RUN);
-  });
-
-  for (const format of SESSION_FORMATS) {
-    it(`decodes every ${format} session exactly as PHP's session_decode did (seed ${seed}; rerun with TEST_SEED=${seed})`, () => {
-      let compared = 0;
-      valuesCompared = 0;
-      for (const line of lines) {
-        const { data, canon } = line[format];
-        const bytes = Buffer.from(data, 'base64');
-        const decoded = decodePhpSession(bytes, format);
-        const mismatch = differ(canon, sessionAsArray(decoded.vars), `session ${line.n}`);
-        expect(mismatch, `seed ${seed}, ${format}`).toBeUndefined();
-        // Each key built alone, every other value stepped over (as the service reads a session): the same value.
-        expect(decodePhpSession(bytes, format, undefined, new Set()).vars.size).toBe(0);
-        for (const [key, value] of (canon as { a: [Canon, Canon][] }).a) {
-          const name =
-            's' in (key as object)
-              ? new TextDecoder('utf-8', { ignoreBOM: true }).decode(Buffer.from((key as { s: string }).s, 'hex'))
-              : (key as { i: string }).i;
-          const alone = decodePhpSession(bytes, format, undefined, new Set([name])).vars;
-          expect(differ(value, alone.get(name) ?? null, `session ${line.n}, ${name} alone`), `seed ${seed}, ${format}`).toBeUndefined();
+    for (const format of SESSION_FORMATS) {
+      it(`decodes every ${kind} ${format} session exactly as PHP's session_decode did, within its build budget (seed ${seed}; rerun with TEST_SEED=${seed})`, () => {
+        let compared = 0;
+        let mostBuilt = 0;
+        valuesCompared = 0;
+        for (const line of set.lines) {
+          const { data, canon } = line[format];
+          const bytes = Buffer.from(data, 'base64');
+          const decoded = decodePhpSession(bytes, format);
+          const mismatch = differ(canon, sessionAsArray(decoded.vars), `session ${line.n}`);
+          expect(mismatch, `seed ${seed}, ${format}`).toBeUndefined();
+          // What the reader built, by its own count: within BUILD_FACTOR × the data (or it would have refused it).
+          const built = Math.max(decoded.built.values, decoded.built.bytes) / bytes.length;
+          expect(built, `seed ${seed}, ${format}, session ${line.n}`).toBeLessThanOrEqual(BUILD_FACTOR);
+          mostBuilt = Math.max(mostBuilt, built);
+          // Each key built alone, every other value stepped over (as the service reads a session): the same value.
+          expect(decodePhpSession(bytes, format, undefined, new Set()).vars.size).toBe(0);
+          for (const [key, value] of (canon as { a: [Canon, Canon][] }).a) {
+            const name =
+              's' in (key as object)
+                ? new TextDecoder('utf-8', { ignoreBOM: true }).decode(Buffer.from((key as { s: string }).s, 'hex'))
+                : (key as { i: string }).i;
+            const alone = decodePhpSession(bytes, format, undefined, new Set([name])).vars;
+            expect(differ(value, alone.get(name) ?? null, `session ${line.n}, ${name} alone`), `seed ${seed}, ${format}`).toBeUndefined();
+          }
+          compared += 1;
         }
-        compared += 1;
-      }
-      expect(compared).toBe(SESSIONS_PER_RUN);
-      console.log(`[php decoder] ${format}: ${compared} sessions, ${valuesCompared} values and keys equal to PHP's (seed ${seed})`);
-    });
+        expect(compared).toBe(set.count);
+        console.log(
+          `[php decoder] ${kind} ${format}: ${compared} sessions, ${valuesCompared} values and keys equal to PHP's, at most ${mostBuilt.toFixed(2)} built per byte (seed ${seed})`,
+        );
+      });
+    }
   }
 });
 

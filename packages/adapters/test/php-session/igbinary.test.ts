@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { decodePhpSession, isPhpObject, PhpSessionDecodeError, type PhpValue } from '../../src/php-session.js';
 import { toPlain } from '../../src/php-session/to-plain.js';
 import { testSeed } from '../../src/testing/test-seed.js';
+import { BUILD_FACTOR } from '../../src/php-session.js';
+import { encodeSession, int, list, ref, str, type Model } from '../support/session-model.js';
 
 /** A session holding one variable `v` (string 0; the session is slot 0), its value given as hex. */
 const session = (valueHex: string) => Buffer.from(`000000021401110176${valueHex.replaceAll(' ', '')}`, 'hex');
@@ -216,5 +218,54 @@ describe('igbinary decoder: inputs it must refuse, without allocating what they 
       }
     }
     expect(refused).toBeGreaterThan(0);
+  });
+
+  it('keeps what it builds within its budget, or refuses, whatever bytes a repetition-heavy session is changed into', () => {
+    let seed = testSeed();
+    const random = () => {
+      seed = (seed + 0x6d2b79f5) | 0;
+      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
+    };
+    // One string, an `&` string, an array and an object, each written once and named again and again.
+    const shared = str('s'.repeat(300));
+    const array = list([str('a'.repeat(200)), int(5)]);
+    const object: Model = { kind: 'object', properties: [['p', str('o'.repeat(100))]] };
+    const uses = (n: number) => Array.from({ length: n }, (_, i) => [ref(shared), ref(array), ref(object), str('t'.repeat(250))][i % 4]!);
+    const data = encodeSession(
+      [
+        ['k', shared],
+        ['a', array],
+        ['o', object],
+        [
+          'user',
+          {
+            kind: 'array',
+            items: [
+              ['id', int(7)],
+              ['uses', list(uses(64))],
+            ],
+          },
+        ],
+      ],
+      'igbinary',
+    );
+    let decoded = 0;
+    for (let run = 0; run < 3000; run += 1) {
+      const mutated = Buffer.from(data);
+      for (let changes = 1 + Math.floor(random() * 3); changes > 0; changes -= 1)
+        mutated[Math.floor(random() * mutated.length)] = Math.floor(random() * 256);
+      try {
+        const { vars, built } = decodePhpSession(mutated, 'igbinary', undefined, random() < 0.5 ? new Set(['user']) : undefined);
+        if (vars.has('user')) toPlain(vars.get('user')!);
+        expect(built.values, `seed ${testSeed()}, run ${run}`).toBeLessThanOrEqual(BUILD_FACTOR * mutated.length);
+        expect(built.bytes, `seed ${testSeed()}, run ${run}`).toBeLessThanOrEqual(BUILD_FACTOR * mutated.length);
+        decoded += 1;
+      } catch (error) {
+        expect(error, `seed ${testSeed()}, run ${run}`).toBeInstanceOf(PhpSessionDecodeError);
+      }
+    }
+    expect(decoded).toBeGreaterThan(0);
   });
 });
