@@ -3,6 +3,12 @@ import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+/** Whether PostgreSQL's server programs are installed (`initdb`, `pg_ctl`), checked without making anything. */
+export function postgresInstalled(): boolean {
+  const version = existsSync('/usr/lib/postgresql') ? (readdirSync('/usr/lib/postgresql').sort().at(-1) ?? '') : '';
+  return version !== '' && existsSync(`/usr/lib/postgresql/${version}/bin/initdb`);
+}
+
 /**
  * A private PostgreSQL server on its own port and data directory, that a test
  * may stop and start again without touching the shared one. Runs as the

@@ -3,12 +3,16 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach } from 'vitest';
+import { afterAll, afterEach } from 'vitest';
 
 export const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
-const children: ChildProcess[] = [];
+// Killed after their test, or after their file for a server several tests share.
+const children: Record<'test' | 'file', ChildProcess[]> = { test: [], file: [] };
 afterEach(() => {
-  for (const child of children.splice(0)) child.kill('SIGKILL');
+  for (const child of children.test.splice(0)) child.kill('SIGKILL');
+});
+afterAll(() => {
+  for (const child of children.file.splice(0)) child.kill('SIGKILL');
 });
 
 /**
@@ -16,14 +20,14 @@ afterEach(() => {
  * spool of its own (in the run's temporary folder) unless `env` names one: a killed one's entries must
  * not be forwarded by the next test's server.
  */
-export async function startProcess(env: Record<string, string>, main = MAIN, options: { cwd?: string } = {}) {
+export async function startProcess(env: Record<string, string>, main = MAIN, options: { cwd?: string; livesFor?: 'test' | 'file' } = {}) {
   const spool = env.ACTIVITY_LOG_SPOOL ?? join(mkdtempSync(join(tmpdir(), 'spool-')), 'activity-spool');
   const child = spawn(process.execPath, [main], {
     env: { PATH: process.env.PATH, PORT: '0', ACTIVITY_LOG_SPOOL: spool, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     cwd: options.cwd,
   });
-  children.push(child);
+  children[options.livesFor ?? 'test'].push(child);
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

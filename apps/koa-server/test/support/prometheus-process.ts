@@ -97,6 +97,10 @@ export async function startPrometheus(config: PrometheusConfig, ruleFiles: reado
       (await api<{ data: { groups: { name: string; rules: LoadedRule[] }[] } }>('/api/v1/rules')).data.groups.flatMap(
         (group) => group.rules,
       ),
+    /** Each scrape target's health and its last scrape's error: why a target's `up` is 0. */
+    targets: async () =>
+      (await api<{ data: { activeTargets: { scrapeUrl: string; health: string; lastError: string }[] } }>('/api/v1/targets')).data
+        .activeTargets,
     /** What the server wrote on stderr (its warnings and errors). */
     stderr: () => stderr,
     async stop() {

@@ -1,0 +1,227 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import {
+  missing,
+  redisProcess,
+  redisServerAvailable,
+  restartablePort,
+  runSql,
+  startStubUpstream,
+  temporaryDirs,
+  type RedisProcess,
+  type StubUpstreamServer,
+} from '@cotizaciones/adapters/testing';
+import { postgresInstalled, postgresProcess } from './support/postgres-process.js';
+import { prometheusInstalled, startPrometheus, type ActiveAlert, type PrometheusProcess } from './support/prometheus-process.js';
+import { startProcess } from './support/process.js';
+import { scaledRuleFiles } from './support/scaled-rules.js';
+import { cookieHeader, FIELD_PATH, form, SESSION_KEY } from './support/service.js';
+import { until } from './support/until.js';
+
+// A real Prometheus scraping the built service, with deploy/prometheus's rules run 60 times faster
+// (ranges, `for:` and the thresholds that are ages): healthy under load it fires nothing, and each
+// fault the contract names fires its alert, which resolves once the fault is repaired. The alerts are
+// read from Prometheus's own API.
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+const RULE_FILES = ['recording.rules.yml', 'alerts.rules.yml'].map((file) => join(ROOT, 'deploy/prometheus', file));
+const DASHBOARD = join(ROOT, 'deploy/grafana/cotizaciones.json');
+const TOKEN = 'metrics-token-for-the-alerts-test';
+const REFUSED_ID = '666';
+/** How long an alert may take to fire or resolve: far above the scaled rules' few seconds, so only a rule that never does fails. */
+const WITHIN_MS = 60_000;
+const tempDir = temporaryDirs();
+
+const firing = (alerts: readonly ActiveAlert[], name: string) =>
+  alerts.some((alert) => alert.labels.alertname === name && alert.state === 'firing');
+
+/** The service's own metric names an expression reads (recording rules' names and PromQL's words apart). */
+function metricNames(expr: string): string[] {
+  return [...expr.matchAll(/(?<![\w:])(?:http|upstream|activity_log|session_store|process|nodejs)_[a-z0-9_]*(?![\w:(])/g)].map(
+    ([name]) => name,
+  );
+}
+
+describe.skipIf(
+  missing("prometheus (Debian's prometheus)", prometheusInstalled) ||
+    missing('redis-server', redisServerAvailable()) ||
+    missing('PostgreSQL (initdb)', postgresInstalled()),
+)('alerts against a live service (needs prometheus, redis-server and PostgreSQL binaries)', () => {
+  let stub: StubUpstreamServer;
+  let redis: RedisProcess;
+  let pg: ReturnType<typeof postgresProcess>;
+  let prometheus: PrometheusProcess;
+  let port: number;
+  let env: Record<string, string>;
+  let instance: Awaited<ReturnType<typeof startProcess>>;
+  let cookie = '';
+  let running = true;
+  let load: Promise<void>[] = [];
+  const answers = new Map<string, number>();
+
+  const signIn = async () => {
+    cookie = cookieHeader(await fetch(`http://127.0.0.1:${port}/dev/login`, { method: 'POST', body: form({ id: '7' }) }));
+  };
+  /** Steady traffic from 4 clients, about 100 changes a second; `refusing` makes every fourth change one the store refuses. */
+  let refusing = false;
+  const client = async (k: number) => {
+    for (let n = 0; running; n += 1) {
+      const id = refusing && n % 4 === k % 4 ? REFUSED_ID : String(1 + ((n * 4 + k) % 500));
+      const answer = await fetch(`http://127.0.0.1:${port}${FIELD_PATH}`, {
+        method: 'POST',
+        body: form({ id, field: 'estado', value: 'x' }),
+        headers: { cookie },
+      }).then(
+        (response) => response.text(),
+        () => 'failed',
+      );
+      answers.set(answer, (answers.get(answer) ?? 0) + 1);
+      // Pacing only, not a wait for an outcome: the load stays modest on a 2-core machine.
+      await new Promise((resolve) => setTimeout(resolve, 40));
+    }
+  };
+  const alerts = () => prometheus.alerts();
+  const fires = async (name: string) => until(async () => firing(await alerts(), name), WITHIN_MS);
+  const resolves = async (name: string) => until(async () => !(await alerts()).some((alert) => alert.labels.alertname === name), WITHIN_MS);
+
+  beforeAll(async () => {
+    stub = await startStubUpstream();
+    redis = redisProcess(await restartablePort());
+    await redis.start();
+    pg = postgresProcess(await restartablePort());
+    pg.init();
+    pg.start();
+    port = await restartablePort();
+    env = {
+      PORT: String(port),
+      UPSTREAM_BASE_URL: stub.url,
+      UPSTREAM_TOKEN: 't',
+      SESSION_KEYS: SESSION_KEY,
+      SESSION_STORE: 'redis',
+      REDIS_URL: redis.url,
+      ACTIVITY_LOG_URL: pg.url,
+      ACTIVITY_LOG_SPOOL: join(tempDir('alerts-spool-'), 'spool'),
+      DEV_LOGIN: '1',
+      METRICS_TOKEN: TOKEN,
+    };
+    instance = await startProcess(env, undefined, { livesFor: 'file' });
+    await signIn();
+    const rules = scaledRuleFiles(RULE_FILES, tempDir('alerts-rules-'), {
+      factor: 60,
+      secondsThresholds: [
+        'activity_log_oldest_pending_seconds{job="cotizaciones"} > 300',
+        'job:activity_log_oldest_pending_seconds:max > bool 60',
+      ],
+    });
+    prometheus = await startPrometheus(
+      {
+        global: { scrape_interval: '1s', evaluation_interval: '1s' },
+        scrape_configs: [
+          {
+            job_name: 'cotizaciones',
+            scrape_timeout: '900ms',
+            authorization: { credentials: TOKEN },
+            static_configs: [{ targets: [`127.0.0.1:${port}`] }],
+          },
+        ],
+      },
+      rules,
+    );
+    load = [0, 1, 2, 3].map((k) => client(k));
+  }, 180_000);
+
+  afterAll(async () => {
+    running = false;
+    await Promise.all(load);
+    await prometheus?.stop();
+    await redis?.stop();
+    try {
+      pg?.stop();
+    } catch {
+      // Already stopped by a failed test.
+    }
+    pg?.remove();
+    await stub?.close();
+  });
+
+  it('reads only metrics the live service exposes: a renamed metric fails here', async () => {
+    const response = await fetch(`http://127.0.0.1:${port}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    const exposed = new Set([...(await response.text()).matchAll(/^([a-z_][a-z0-9_]*)[{ ]/gm)].map(([, name]) => name));
+    const dashboard = JSON.parse(readFileSync(DASHBOARD, 'utf8')) as { panels: { targets?: { expr: string }[] }[] };
+    const exprs = [
+      ...RULE_FILES.flatMap((file) => (parse(readFileSync(file, 'utf8')) as { groups: { rules: { expr: string }[] }[] }).groups),
+    ]
+      .flatMap((group) => group.rules.map((rule) => rule.expr))
+      .concat(dashboard.panels.flatMap((panel) => (panel.targets ?? []).map((target) => target.expr)));
+    const used = new Set(exprs.flatMap(metricNames));
+    expect(used.size).toBeGreaterThan(20);
+    // upstream_failures_total has a series once a call fails (its label is the failure's kind).
+    expect([...used].filter((name) => !exposed.has(name) && name !== 'upstream_failures_total')).toEqual([]);
+  });
+
+  it('fires nothing while the service is healthy under load', async () => {
+    // The first scrape ends the start's `absent(up == 1)`: wait for it, then watch a healthy stretch.
+    const scraped = await until(async () => (await prometheus.query('up{job="cotizaciones"} == 1')).data?.result.length === 1, WITHIN_MS);
+    expect(scraped, JSON.stringify(await prometheus.targets())).toBe(true);
+    const seen = new Set<string>();
+    for (const deadline = Date.now() + 20_000; Date.now() < deadline;) {
+      for (const alert of await alerts()) seen.add(`${alert.labels.alertname} ${alert.state}`);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    expect([...seen]).toEqual([]);
+    expect(answers.get('{"ok":true}')).toBeGreaterThan(500);
+  }, 120_000);
+
+  it('the upstream answering 500: CotizacionesUpstreamFailing fires, and resolves once it answers again', async () => {
+    stub.answer({ status: 500, json: { ok: false } });
+    expect(await fires('CotizacionesUpstreamFailing')).toBe(true);
+    stub.answer({ json: { ok: true } });
+    expect(await resolves('CotizacionesUpstreamFailing')).toBe(true);
+  }, 150_000);
+
+  it('entries the store refuses: CotizacionesActivityEntriesSetAside fires, and resolves once none comes', async () => {
+    await runSql(pg.url, `ALTER TABLE activity_log ADD CONSTRAINT refuse_${REFUSED_ID} CHECK (entity_id <> ${REFUSED_ID})`);
+    refusing = true;
+    expect(await fires('CotizacionesActivityEntriesSetAside')).toBe(true);
+    refusing = false;
+    expect(await resolves('CotizacionesActivityEntriesSetAside')).toBe(true);
+  }, 150_000);
+
+  it('the activity database unreachable: CotizacionesActivityLogStoreDown fires, and resolves once it is back', async () => {
+    pg.stop();
+    expect(await fires('CotizacionesActivityLogStoreDown')).toBe(true);
+    pg.start();
+    expect(await resolves('CotizacionesActivityLogStoreDown')).toBe(true);
+  }, 150_000);
+
+  it('Redis unreachable: CotizacionesSessionStoreUnreachable fires, and resolves once it is back', async () => {
+    await redis.stop();
+    expect(await fires('CotizacionesSessionStoreUnreachable')).toBe(true);
+    await redis.start();
+    // The private Redis keeps nothing: sign in again, as the users would.
+    await signIn();
+    expect(await resolves('CotizacionesSessionStoreUnreachable')).toBe(true);
+  }, 150_000);
+
+  it('the instance killed: CotizacionesInstanceDown fires, and resolves once it runs again', async () => {
+    instance.child.kill('SIGKILL');
+    expect(await fires('CotizacionesInstanceDown')).toBe(true);
+    instance = await startProcess(env, undefined, { livesFor: 'file' });
+    expect(await resolves('CotizacionesInstanceDown')).toBe(true);
+  }, 150_000);
+
+  it('gives every dashboard panel data under load', async () => {
+    const dashboard = JSON.parse(readFileSync(DASHBOARD, 'utf8')) as { panels: { title: string; targets?: { expr: string }[] }[] };
+    const empty: string[] = [];
+    for (const panel of dashboard.panels) {
+      for (const { expr } of panel.targets ?? []) {
+        const answer = await prometheus.query(expr);
+        expect(answer.status, `${panel.title}: ${expr}`).toBe('success');
+        if ((answer.data?.result.length ?? 0) === 0) empty.push(`${panel.title}: ${expr}`);
+      }
+    }
+    expect(empty).toEqual([]);
+  }, 60_000);
+});
