@@ -10,6 +10,14 @@ export interface RequestMeta {
   readonly userAgent?: string | undefined;
 }
 
+/**
+ * Where a channel adds up how long one request waited on other services (the token source and the
+ * upstream): a field of an object the channel has per request anyway, so timing costs it no allocation.
+ */
+export interface WaitTally {
+  waitedMs?: number;
+}
+
 /** One call of a use case: the caller's session and the form parameters they sent. */
 export interface ChangeRequest {
   readonly session: Session;
@@ -21,6 +29,8 @@ export interface ChangeRequest {
    */
   readonly idempotencyKey: string;
   readonly meta?: RequestMeta;
+  /** Given, the time spent waiting on the token source and the upstream is added to it. */
+  readonly waits?: WaitTally | undefined;
 }
 
 export interface UseCaseDeps extends ForwardDeps {
