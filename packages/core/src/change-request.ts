@@ -1,21 +1,13 @@
 import type { FormParams } from './form-params.js';
 import type { ActivityLog } from './ports/activity-log.js';
 import type { Session } from './ports/session.js';
-import type { ForwardDeps } from './forward-change.js';
+import type { ForwardDeps, WaitTally } from './forward-change.js';
 
 /** What the channel knows about the caller, copied into the audit entry. */
 export interface RequestMeta {
   readonly requestId?: string | undefined;
   readonly clientIp?: string | undefined;
   readonly userAgent?: string | undefined;
-}
-
-/**
- * Where a channel adds up how long one request waited on other services (the token source and the
- * upstream): a field of an object the channel has per request anyway, so timing costs it no allocation.
- */
-export interface WaitTally {
-  waitedMs?: number;
 }
 
 /** One call of a use case: the caller's session and the form parameters they sent. */

@@ -1,4 +1,3 @@
-import type { WaitTally } from './change-request.js';
 import { PortFailure } from './failure.js';
 import type { Outcome } from './outcome.js';
 import { failure } from './reply.js';
@@ -10,6 +9,14 @@ import { replyFromUpstream } from './upstream-reply.js';
 export interface ForwardDeps {
   readonly upstream: Upstream;
   readonly tokens: TokenSource;
+}
+
+/**
+ * Where a channel adds up how long one request waited on other services (the token source and the
+ * upstream): a field of an object the channel has per request anyway, so timing costs it no allocation.
+ */
+export interface WaitTally {
+  waitedMs?: number;
 }
 
 export interface Change {

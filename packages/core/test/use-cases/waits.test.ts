@@ -10,7 +10,6 @@ import {
   type WaitTally,
 } from '../../src/index.js';
 import { inMemoryUpstream } from '../../src/testing/index.js';
-import { USER } from './harness.js';
 
 /**
  * performance.now() moved by the test's doubles only: each step costs what the double says, so
@@ -54,7 +53,7 @@ describe('the time a request waits on others (the service-share metric)', () => 
         session: {
           currentUser() {
             spend(1_000);
-            return Promise.resolve(USER);
+            return Promise.resolve({ id: '42', name: 'Ana' });
           },
         },
         params: phpFormParams([['id', '12']]),
