@@ -116,9 +116,11 @@ export function createMetrics(activity: ActivityLogReadings, activityStoreUp: ()
     name: 'activity_log_dead_letter_bytes',
     help: 'Size of the dead-letter file (ACTIVITY_LOG_DEAD_LETTER) at the scrape.',
     registers: [registry],
-    // One stat per scrape: the replay and other processes change the file too.
+    // One stat per scrape: the replay and other processes change the file too. A stat that fails keeps
+    // the last value rather than failing the whole scrape; the file's appends report what is wrong with it.
     async collect() {
-      this.set(await activity.deadLetterBytes());
+      const bytes = await activity.deadLetterBytes().catch(() => undefined);
+      if (bytes !== undefined) this.set(bytes);
     },
   });
   fromStatsGauge(

@@ -58,3 +58,19 @@ describe('process_memory_limit_bytes', () => {
     expect(memoryLimitBytes(() => Number.NaN)).toBe(0);
   });
 });
+
+describe('activity_log_dead_letter_bytes', () => {
+  it('keeps its last value when the file cannot be read, and the scrape still answers', async () => {
+    const log = bufferedActivityLog(switchableStore().store);
+    let stats = 0;
+    const deadLetterBytes = () =>
+      (stats += 1) === 1
+        ? Promise.resolve(2_048)
+        : Promise.reject(Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' }));
+    const metrics = createMetrics({ stats: () => log.stats(), oldestPendingMs: () => 0, deadLetterBytes }, () => true);
+    expect(await gauge(metrics, 'activity_log_dead_letter_bytes')).toBe(2_048);
+    expect(await metrics.registry.metrics()).toContain('activity_log_dead_letter_bytes 2048');
+    expect(stats).toBe(2);
+    await log.close(1_000);
+  });
+});
