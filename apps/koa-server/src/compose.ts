@@ -44,10 +44,7 @@ export async function compose(config: Config, log: Log): Promise<Service> {
   const checks = readinessMonitor(checkStores, READINESS_EVERY_MS);
   // Before start-up ends: /readyz's first answer is a check's finding (each check is bounded in time).
   await checks.firstCheck;
-  const metrics = createMetrics(
-    () => activityLog.stats(),
-    () => activityStoreUp(checks.current()),
-  );
+  const metrics = createMetrics(activityLog, () => activityStoreUp(checks.current()));
   let draining = false;
   const readiness = (): Readiness => (draining ? SHUTTING_DOWN : checks.current());
 

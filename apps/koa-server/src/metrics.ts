@@ -1,23 +1,32 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { UpstreamError, type SessionUnavailableReason, type Upstream, type UpstreamErrorKind } from '@cotizaciones/core';
-import type { ActivityLogStats } from '@cotizaciones/adapters';
+import type { ActivityLogStats, BufferedActivityLog } from '@cotizaciones/adapters';
+import { memoryLimitBytes } from './memory-limit.js';
 
 export interface Metrics {
   readonly registry: Registry;
   readonly requests: Counter<'endpoint' | 'method' | 'outcome'>;
   readonly requestSeconds: Histogram<'endpoint'>;
+  readonly serviceSeconds: Histogram<'endpoint'>;
   readonly upstreamSeconds: Histogram<'path'>;
   readonly upstreamFailures: Counter<'kind'>;
   readonly sessionStoreErrors: Counter<'cause'>;
 }
 
+/** What the metrics read of the activity log, at each scrape only. */
+export type ActivityLogReadings = Pick<BufferedActivityLog, 'stats' | 'oldestPendingMs' | 'deadLetterBytes'>;
+
+/** Buckets of the request histograms: the whole answer and the service's own share of it, comparable bucket by bucket. */
+const REQUEST_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
 /**
  * Prometheus metrics of the service, on a registry of its own (tests create several services).
  * `activityStoreUp`: whether the last readiness check found the activity-log store answering.
  */
-export function createMetrics(activityStats: () => ActivityLogStats, activityStoreUp: () => boolean): Metrics {
+export function createMetrics(activity: ActivityLogReadings, activityStoreUp: () => boolean): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  const activityStats = () => activity.stats();
   const fromStats = (name: string, help: string, pick: (stats: ActivityLogStats) => number) =>
     new Counter({
       name,
@@ -77,6 +86,57 @@ export function createMetrics(activityStats: () => ActivityLogStats, activitySto
     },
   });
   new Gauge({
+    name: 'activity_log_oldest_pending_seconds',
+    help: 'Age of the oldest activity-log entry not yet in the store (queued, being retried, or taken over from the spool and still waiting there); 0 when none waits.',
+    registers: [registry],
+    collect() {
+      this.set(activity.oldestPendingMs() / 1000);
+    },
+  });
+  const fromStatsGauge = (name: string, help: string, pick: (stats: ActivityLogStats) => number) =>
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.set(pick(activityStats()));
+      },
+    });
+  fromStatsGauge(
+    'activity_log_spool_bytes',
+    "Bytes in the activity log's spool segments: this process's own and those it took over at start.",
+    (s) => s.spoolBytes,
+  );
+  fromStatsGauge(
+    'activity_log_spool_max_bytes',
+    "The spool's bound, ACTIVITY_LOG_SPOOL_MAX_BYTES: past it entries are held in memory only (0 without a spool).",
+    (s) => s.spoolMaxBytes,
+  );
+  new Gauge({
+    name: 'activity_log_dead_letter_bytes',
+    help: 'Size of the dead-letter file (ACTIVITY_LOG_DEAD_LETTER) at the scrape.',
+    registers: [registry],
+    // One stat per scrape: the replay and other processes change the file too. A stat that fails keeps
+    // the last value rather than failing the whole scrape; the file's appends report what is wrong with it.
+    async collect() {
+      const bytes = await activity.deadLetterBytes().catch(() => undefined);
+      if (bytes !== undefined) this.set(bytes);
+    },
+  });
+  fromStatsGauge(
+    'activity_log_dead_letter_max_bytes',
+    "The dead-letter file's bound, ACTIVITY_LOG_DEAD_LETTER_MAX_BYTES: past it entries the store refuses are dropped.",
+    (s) => s.deadLetterMaxBytes,
+  );
+  new Gauge({
+    name: 'process_memory_limit_bytes',
+    help: "The memory limit the process runs under (its cgroup's, as process.constrainedMemory() reads it); 0 when there is none.",
+    registers: [registry],
+    collect() {
+      this.set(memoryLimitBytes());
+    },
+  });
+  new Gauge({
     name: 'activity_log_store_up',
     help: 'Whether the last readiness check found the activity-log store answering (1) or not, or no check has finished (0).',
     registers: [registry],
@@ -96,7 +156,14 @@ export function createMetrics(activityStats: () => ActivityLogStats, activitySto
       name: 'http_request_duration_seconds',
       help: 'Time to answer a request to an endpoint.',
       labelNames: ['endpoint'],
-      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      buckets: REQUEST_BUCKETS,
+      registers: [registry],
+    }),
+    serviceSeconds: new Histogram({
+      name: 'http_request_service_seconds',
+      help: "The service's own share of answering a request to an endpoint: its duration less the time spent waiting on the upstream and the token source.",
+      labelNames: ['endpoint'],
+      buckets: REQUEST_BUCKETS,
       registers: [registry],
     }),
     upstreamSeconds: new Histogram({

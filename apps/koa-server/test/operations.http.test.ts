@@ -1,4 +1,6 @@
 import { request } from 'node:http';
+import { readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { expectAnswer } from './support/contract-headers.js';
 import { FIELD_PATH, ITEM_PATH, form, startService } from './support/service.js';
@@ -47,6 +49,47 @@ describe('GET /metrics', () => {
     expect(value(text, 'activity_log_queue_depth')).toBe(0);
     expect(value(text, 'activity_log_store_up')).toBe(1);
     expect(text).toContain('process_resident_memory_bytes');
+    await svc.close();
+  });
+
+  it("shows the spool's and the dead-letter file's bytes against their bounds, and the memory limit the process runs under", async () => {
+    const svc = await startService({ ACTIVITY_LOG_SPOOL_MAX_BYTES: '1048576', ACTIVITY_LOG_DEAD_LETTER_MAX_BYTES: '2097152' });
+    const scrape = async () => (await fetch(`${svc.url}/metrics`)).text();
+    let text = await scrape();
+    expect(value(text, 'activity_log_spool_max_bytes')).toBe(1_048_576);
+    expect(value(text, 'activity_log_dead_letter_max_bytes')).toBe(2_097_152);
+    expect(value(text, 'activity_log_dead_letter_bytes')).toBe(0);
+
+    const cookie = await svc.signIn();
+    for (const id of ['1', '2', '3']) await svc.post(FIELD_PATH, form({ id }), { cookie });
+    await svc.rows();
+    // A dead-letter file of some size, as a replay or another instance may have left it: the gauge reads the file.
+    writeFileSync(svc.deadLetterFile, 'x'.repeat(4321));
+    text = await scrape();
+    const onDisk = readdirSync(svc.spool).reduce((sum, name) => sum + statSync(join(svc.spool, name)).size, 0);
+    expect(onDisk).toBeGreaterThan(0);
+    expect(value(text, 'activity_log_spool_bytes')).toBe(onDisk);
+    expect(value(text, 'activity_log_dead_letter_bytes')).toBe(4321);
+    expect(value(text, 'activity_log_oldest_pending_seconds')).toBe(0);
+    expect(value(text, 'process_memory_limit_bytes')).toBeGreaterThanOrEqual(0);
+    await svc.close();
+  });
+
+  it("times the service's own share of each request apart from the time it waited on the upstream", async () => {
+    const svc = await startService();
+    const cookie = await svc.signIn();
+    const delayMs = 200;
+    svc.stub.answer({ json: { ok: true }, delayMs });
+    const count = 3;
+    for (let id = 1; id <= count; id += 1) expect((await svc.post(FIELD_PATH, form({ id: String(id) }), { cookie })).status).toBe(200);
+    const text = await (await fetch(`${svc.url}/metrics`)).text();
+    const series = (name: string) => value(text, `${name}{endpoint="update_cotizacion"}`) ?? Number.NaN;
+    expect(series('http_request_service_seconds_count')).toBe(count);
+    expect(series('http_request_duration_seconds_count')).toBe(count);
+    // Each answer waited the stub's delay at least (a timer may fire up to a millisecond early).
+    const waited = series('http_request_duration_seconds_sum') - series('http_request_service_seconds_sum');
+    expect(waited).toBeGreaterThanOrEqual((count * (delayMs - 1)) / 1000);
+    expect(series('http_request_service_seconds_sum')).toBeGreaterThan(0);
     await svc.close();
   });
 

@@ -70,6 +70,8 @@ describe('a store from the recipe', () => {
     const deadLetter: DeadLetter = {
       append: (entry, refusal) => Promise.resolve(setAside.push({ entry, code: refusal.code }) > 0),
       close: () => Promise.resolve(),
+      size: () => Promise.resolve(0),
+      maxBytes: Infinity,
     };
     const log = bufferedActivityLog(store, { deadLetter });
     const entries = [1, 2, 3, 4, 5].map((id) =>

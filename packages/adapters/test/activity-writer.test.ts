@@ -47,6 +47,8 @@ function memoryDeadLetter() {
       return Promise.resolve(true);
     },
     close: () => Promise.resolve(),
+    size: () => Promise.resolve(0),
+    maxBytes: Infinity,
   };
   return { deadLetter, kept };
 }

@@ -56,6 +56,8 @@ function memoryDeadLetter(failing = false) {
       return Promise.resolve(true);
     },
     close: () => Promise.resolve(),
+    size: () => Promise.resolve(0),
+    maxBytes: Infinity,
   };
   return { deadLetter, entries };
 }
@@ -96,6 +98,9 @@ describe('buffered activity log', () => {
       adopted: 0,
       adoptedFound: 0,
       leftInSpool: 0,
+      spoolBytes: 0,
+      spoolMaxBytes: 0,
+      deadLetterMaxBytes: 0,
     });
   });
 

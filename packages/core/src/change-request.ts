@@ -1,7 +1,7 @@
 import type { FormParams } from './form-params.js';
 import type { ActivityLog } from './ports/activity-log.js';
 import type { Session } from './ports/session.js';
-import type { ForwardDeps } from './forward-change.js';
+import type { ForwardDeps, WaitTally } from './forward-change.js';
 
 /** What the channel knows about the caller, copied into the audit entry. */
 export interface RequestMeta {
@@ -21,6 +21,8 @@ export interface ChangeRequest {
    */
   readonly idempotencyKey: string;
   readonly meta?: RequestMeta;
+  /** Given, the time spent waiting on the token source and the upstream is added to it. */
+  readonly waits?: WaitTally | undefined;
 }
 
 export interface UseCaseDeps extends ForwardDeps {

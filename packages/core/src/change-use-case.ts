@@ -37,6 +37,7 @@ export function changeUseCase<N extends string>(deps: UseCaseDeps, operation: Op
       user,
       defaultMsg: operation.defaultMsg,
       idempotencyKey: request.idempotencyKey,
+      waits: request.waits,
     });
 
     const entityId = phpIntCast(read.values.id ?? '');

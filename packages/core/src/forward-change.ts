@@ -11,6 +11,14 @@ export interface ForwardDeps {
   readonly tokens: TokenSource;
 }
 
+/**
+ * Where a channel adds up how long one request waited on other services (the token source and the
+ * upstream): a field of an object the channel has per request anyway, so timing costs it no allocation.
+ */
+export interface WaitTally {
+  waitedMs?: number;
+}
+
 export interface Change {
   readonly path: string;
   readonly payload: UpstreamPayload;
@@ -18,6 +26,8 @@ export interface Change {
   /** The operation's message when the upstream gives none. */
   readonly defaultMsg: string;
   readonly idempotencyKey: string;
+  /** Where the time spent waiting on the token source and the upstream is added up. */
+  readonly waits?: WaitTally | undefined;
 }
 
 /**
@@ -27,24 +37,17 @@ export interface Change {
  */
 export async function forwardChange(deps: ForwardDeps, change: Change): Promise<Outcome> {
   const { upstream, tokens } = deps;
+  const started = performance.now();
+  let answer: UpstreamReply;
   try {
     const token = await tokens.token(change.user);
-    let answer = await post(upstream, change, token);
+    answer = await post(upstream, change, token);
     if (answer.status === 401 && tokens.refresh) {
       const fresh = await tokens.refresh(change.user, token);
       if (fresh !== undefined) answer = await post(upstream, change, fresh);
     }
-    // A 401 with nothing to say is about the token, not the change: a failure, with its cause for the log.
-    if (answer.status === 401 && answer.body === undefined) {
-      return {
-        reply: failure(change.defaultMsg),
-        kind: 'token-rejected',
-        cause: new PortFailure('TOKEN_REJECTED', 'the upstream refused the token (401)'),
-      };
-    }
-    const reply = replyFromUpstream(answer.body, change.defaultMsg);
-    return { reply, kind: reply.ok ? 'ok' : 'upstream-rejected' };
   } catch (error) {
+    addWait(change.waits, started);
     if (error instanceof TokenUnavailableError) {
       return { reply: failure(change.defaultMsg), kind: 'token-unavailable', cause: error };
     }
@@ -53,6 +56,22 @@ export async function forwardChange(deps: ForwardDeps, change: Change): Promise<
     }
     throw error;
   }
+  addWait(change.waits, started);
+  // A 401 with nothing to say is about the token, not the change: a failure, with its cause for the log.
+  if (answer.status === 401 && answer.body === undefined) {
+    return {
+      reply: failure(change.defaultMsg),
+      kind: 'token-rejected',
+      cause: new PortFailure('TOKEN_REJECTED', 'the upstream refused the token (401)'),
+    };
+  }
+  const reply = replyFromUpstream(answer.body, change.defaultMsg);
+  return { reply, kind: reply.ok ? 'ok' : 'upstream-rejected' };
+}
+
+/** The token fetches and upstream calls since `started`: time the request waited on others, not its own work. */
+function addWait(waits: WaitTally | undefined, started: number): void {
+  if (waits) waits.waitedMs = (waits.waitedMs ?? 0) + (performance.now() - started);
 }
 
 function post(upstream: Upstream, change: Change, token: string): Promise<UpstreamReply> {

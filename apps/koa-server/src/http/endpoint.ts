@@ -36,6 +36,8 @@ export function endpoint(useCase: UseCase, settings: EndpointSettings): RequestM
       // Assigned with the request id by the request frame, before any route.
       idempotencyKey: ctx.state.requestId ?? randomUUID(),
       meta: requestMeta(ctx),
+      // The request's own state is the tally: the service-share metric costs no object per request.
+      waits: ctx.state,
     });
     ctx.state.outcome = outcome.kind;
     ctx.state.cause = outcome.cause;

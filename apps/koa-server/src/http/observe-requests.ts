@@ -5,16 +5,21 @@ import { outcomeOf } from './request-state.js';
 import type { RequestContext } from './request-state.js';
 
 /**
- * Counts and times the requests to the endpoints (`paths` maps each path to its metric label).
+ * Counts and times the requests to the endpoints (`paths` maps each path to its metric label): the
+ * whole answer, and the service's own share of it (less what the use case waited on the upstream and
+ * the token source, added up in `ctx.state.waitedMs`).
  * The labelled series are looked up once and kept: prom-client would hash the labels on every call.
  */
 export function observeRequests(metrics: Metrics, paths: ReadonlyMap<string, string>): (ctx: RequestContext, durationMs: number) => void {
-  const timers = new Map([...new Set(paths.values())].map((endpoint) => [endpoint, metrics.requestSeconds.labels(endpoint)]));
+  const endpoints = [...new Set(paths.values())];
+  const timers = new Map(endpoints.map((endpoint) => [endpoint, metrics.requestSeconds.labels(endpoint)]));
+  const ownShares = new Map(endpoints.map((endpoint) => [endpoint, metrics.serviceSeconds.labels(endpoint)]));
   const counters = new Map<string, ReturnType<Metrics['requests']['labels']>>();
   return (ctx, durationMs) => {
     const endpoint = paths.get(ctx.path);
     if (!endpoint) return;
     timers.get(endpoint)?.observe(durationMs / 1000);
+    ownShares.get(endpoint)?.observe(Math.max(0, durationMs - (ctx.state.waitedMs ?? 0)) / 1000);
     const outcome = outcomeOf(ctx) ?? 'rejected';
     const key = `${endpoint} ${ctx.method} ${outcome}`;
     let counter = counters.get(key);

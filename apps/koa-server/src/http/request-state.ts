@@ -1,9 +1,12 @@
 import type { Middleware, ParameterizedContext } from 'koa';
-import type { Session } from '@cotizaciones/core';
+import type { Session, WaitTally } from '@cotizaciones/core';
 import type { RequestOutcome } from './request-outcome.js';
 
-/** What the middleware of one request tell each other: the one shape of `ctx.state`. */
-export interface RequestState {
+/**
+ * What the middleware of one request tell each other: the one shape of `ctx.state`. As the use
+ * case's {@link WaitTally}, `waitedMs` holds the time it waited on the token source and the upstream.
+ */
+export interface RequestState extends WaitTally {
   /** The peer is a trusted proxy (TRUST_PROXY): its X-Forwarded-*, X-Request-Id and trace context are taken. */
   trustedPeer?: boolean;
   /** Set by the request log: a trusted proxy's sane X-Request-Id, else generated; also the upstream's `Idempotency-Key`. */

@@ -44,10 +44,7 @@ export async function startApp(
       activity: inMemoryActivityLogStore(),
       sessions: deps.sessions ?? cookieSessionStore(),
       log: logs.log,
-      metrics: createMetrics(
-        () => noStats.stats(),
-        () => true,
-      ),
+      metrics: createMetrics(noStats, () => true),
       readiness,
     },
   );

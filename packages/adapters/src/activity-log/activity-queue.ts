@@ -9,7 +9,7 @@ export interface QueuedEntry {
   /** Where the spool holds it; undefined when the spool could not take it (memory is then its only copy). */
   readonly ticket: SpoolTicket | undefined;
   /** Taken over from another process's spool: the store may hold it already, and is asked first. */
-  maybeStored: boolean;
+  readonly maybeStored: boolean;
   /**
    * Set when the entry failed alone while the store answered: it steps out of the batches (the writer's
    * count of written batches then), so the entries behind it go on.
@@ -34,11 +34,15 @@ export interface ActivityQueue {
   remove(items: readonly QueuedEntry[]): void;
   /** Removes and returns everything. */
   takeAll(): QueuedEntry[];
+  /** The `created_at` (ms) of the oldest entry queued, parked or in a write under way included; undefined when empty. */
+  oldestCreatedAt(): number | undefined;
 }
 
 export function activityQueue(maxEntries: number, maxBytes: number): ActivityQueue {
   let items: QueuedEntry[] = [];
   let bytes = 0;
+  // Entries taken over from the spool (older than any recorded since the start) join behind new ones.
+  let takenOver = 0;
   return {
     get length() {
       return items.length;
@@ -47,6 +51,7 @@ export function activityQueue(maxEntries: number, maxBytes: number): ActivityQue
     push(item) {
       items.push(item);
       bytes += item.bytes;
+      if (item.maybeStored) takenOver += 1;
     },
     head(maxCount, maxSize, from = 0) {
       const batch: QueuedEntry[] = [];
@@ -70,13 +75,25 @@ export function activityQueue(maxEntries: number, maxBytes: number): ActivityQue
         const gone = new Set(removed);
         items = items.filter((item) => !gone.has(item));
       }
-      for (const item of removed) bytes -= item.bytes;
+      for (const item of removed) {
+        bytes -= item.bytes;
+        if (item.maybeStored) takenOver -= 1;
+      }
     },
     takeAll() {
       const all = items;
       items = [];
       bytes = 0;
+      takenOver = 0;
       return all;
+    },
+    oldestCreatedAt() {
+      // Recorded entries arrive in the order they were created: the head is the oldest of them. Only
+      // while entries taken over wait among them (a start after a backlog) is the whole queue looked at.
+      if (takenOver === 0) return items[0]?.entry.createdAt.getTime();
+      let oldest = Infinity;
+      for (const item of items) oldest = Math.min(oldest, item.entry.createdAt.getTime());
+      return oldest;
     },
   };
 }

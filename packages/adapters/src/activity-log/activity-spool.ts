@@ -47,8 +47,10 @@ export interface ActivitySpool {
   readonly adopted: readonly AdoptedEntry[];
   /** Lines of those segments that held no entry (a write cut short by a crash): skipped. */
   readonly unreadable: number;
-  /** Bytes in the segments this process holds. */
+  /** Bytes in the segments this process holds (its own and those it took over). */
   bytes(): number;
+  /** Its bound (ACTIVITY_LOG_SPOOL_MAX_BYTES): past it entries are no longer spooled. */
+  readonly maxBytes: number;
   /** Releases every segment: the done ones are removed, the others kept for the next process. How many entries they still hold. */
   close(): number;
 }
@@ -143,6 +145,7 @@ export function openSpool(dir: string, options: SpoolOptions = {}): ActivitySpoo
     adopted,
     unreadable,
     bytes: heldBytes,
+    maxBytes,
     append(entry) {
       // No line fits (a bound of 0 spools nothing): not even built.
       if (room() <= 0 && !retireIdle()) return { ok: false, reason: 'full' };

@@ -41,6 +41,12 @@ export interface ActivityLogStats {
   readonly adoptedFound: number;
   /** Entries left in the spool at close, for the next start. */
   readonly leftInSpool: number;
+  /** Bytes the spool's segments hold (this process's and those it took over); 0 without a spool. */
+  readonly spoolBytes: number;
+  /** The spool's bound (ACTIVITY_LOG_SPOOL_MAX_BYTES); 0 without a spool. */
+  readonly spoolMaxBytes: number;
+  /** The dead-letter file's bound (ACTIVITY_LOG_DEAD_LETTER_MAX_BYTES); 0 without one. */
+  readonly deadLetterMaxBytes: number;
 }
 
 /** The entry's identifying fields, for the server log (its values stay in the dead-letter file). */
@@ -112,6 +118,14 @@ export interface BufferedActivityLogOptions {
 
 export interface BufferedActivityLog extends ActivityLog {
   stats(): ActivityLogStats;
+  /**
+   * How long (ms, by the log's clock) the oldest entry not yet in the store has waited since its
+   * `created_at`: queued, in a write under way or retried, or taken over from the spool and still
+   * waiting there; 0 when none waits. Entries set aside no longer count.
+   */
+  oldestPendingMs(): number;
+  /** The dead-letter file's size now (a stat); 0 without one. */
+  deadLetterBytes(): Promise<number>;
   /** Writes what is queued (for at most `timeoutMs`), then closes the store, the dead-letter file and the spool. */
   close(timeoutMs?: number): Promise<void>;
 }
@@ -183,6 +197,12 @@ export function bufferedActivityLog(store: BoundedStore, options: BufferedActivi
   // start). The other half is for new entries, which are set aside once the whole queue is full.
   const adopted = spool?.adopted ?? [];
   let nextAdopted = 0;
+  // The oldest created_at from each taken-over entry on, worked out once as they are read: segments
+  // of several processes overlap in time, so the next entry to join the queue is not always the oldest.
+  const adoptedOldestFrom = new Float64Array(adopted.length + 1);
+  adoptedOldestFrom[adopted.length] = Infinity;
+  for (let i = adopted.length - 1; i >= 0; i -= 1)
+    adoptedOldestFrom[i] = Math.min(adopted[i]!.entry.createdAt.getTime(), adoptedOldestFrom[i + 1]!);
   const takeAdopted = () => {
     while (nextAdopted < adopted.length && !closing) {
       const { entry, ticket } = adopted[nextAdopted]!;
@@ -307,7 +327,19 @@ export function bufferedActivityLog(store: BoundedStore, options: BufferedActivi
     },
     flush,
     // Entries taken over that still wait in the spool are waiting to be written too.
-    stats: () => ({ ...counts, ...router.counts, queued: queue.length + adopted.length - nextAdopted }),
+    stats: () => ({
+      ...counts,
+      ...router.counts,
+      queued: queue.length + adopted.length - nextAdopted,
+      spoolBytes: spool?.bytes() ?? 0,
+      spoolMaxBytes: spool?.maxBytes ?? 0,
+      deadLetterMaxBytes: options.deadLetter?.maxBytes ?? 0,
+    }),
+    oldestPendingMs() {
+      const oldest = Math.min(queue.oldestCreatedAt() ?? Infinity, adoptedOldestFrom[nextAdopted]!);
+      return oldest === Infinity ? 0 : Math.max(0, clock.now() - oldest);
+    },
+    deadLetterBytes: () => options.deadLetter?.size() ?? Promise.resolve(0),
     async close(timeoutMs = 10_000) {
       let timer: NodeJS.Timeout | undefined;
       const deadline = new Promise<void>((resolve) => {

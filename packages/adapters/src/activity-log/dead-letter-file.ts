@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import type { ActivityEntry } from '@cotizaciones/core';
 import { lockedByName } from '../fs/locked-by-name.js';
 import { deadLetterLine, type Refusal } from './dead-letter-line.js';
@@ -12,6 +13,10 @@ export interface DeadLetter {
   append(entry: ActivityEntry, refusal: Refusal, options?: { bounded?: boolean }): Promise<boolean>;
   /** Resolves once every append so far has finished. */
   close(): Promise<void>;
+  /** The bytes it holds now (0 when there is none yet): read when asked, never per entry. */
+  size(): Promise<number>;
+  /** Its bound in bytes (ACTIVITY_LOG_DEAD_LETTER_MAX_BYTES). */
+  readonly maxBytes: number;
 }
 
 /** ACTIVITY_LOG_DEAD_LETTER_MAX_BYTES's default. */
@@ -50,5 +55,15 @@ export function deadLetterFile(path: string, options: { maxBytes?: number } = {}
     async close() {
       await tail;
     },
+    // A stat, not a count of appends: the replay takes the file aside and other processes append to it too.
+    size: () =>
+      stat(path).then(
+        (stats) => stats.size,
+        (error: NodeJS.ErrnoException) => {
+          if (error.code === 'ENOENT') return 0;
+          throw error;
+        },
+      ),
+    maxBytes,
   };
 }
