@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { missing, temporaryDirs } from '@cotizaciones/adapters/testing';
 import { PROMTOOL, prometheusInstalled, startPrometheus, type PrometheusProcess } from './support/prometheus-process.js';
+import { scaledRuleFiles } from './support/scaled-rules.js';
 import { until } from './support/until.js';
 
 // deploy/prometheus's rules and deploy/grafana's dashboard, through Debian's promtool and a real
@@ -74,14 +75,7 @@ describe.skipIf(missing("promtool and prometheus (Debian's prometheus)", prometh
 
       beforeAll(async () => {
         // The rules as shipped, but every group evaluated each second (the 30-day group's own 5m too).
-        const dir = tempDir('prometheus-rules-');
-        const copies = RULE_FILES.map((file) => {
-          const rules = parse(readFileSync(file, 'utf8')) as { groups: { interval?: string }[] };
-          for (const group of rules.groups) group.interval = '1s';
-          const copy = join(dir, file.split('/').pop()!);
-          writeFileSync(copy, stringify(rules));
-          return copy;
-        });
+        const copies = scaledRuleFiles(RULE_FILES, tempDir('prometheus-rules-'), { factor: 1, secondsThresholds: [] });
         prometheus = await startPrometheus({ global: { scrape_interval: '1s', evaluation_interval: '1s' } }, copies);
       }, LIMIT_MS + 60_000);
 

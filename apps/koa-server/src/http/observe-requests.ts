@@ -15,6 +15,10 @@ export function observeRequests(metrics: Metrics, paths: ReadonlyMap<string, str
   const timers = new Map(endpoints.map((endpoint) => [endpoint, metrics.requestSeconds.labels(endpoint)]));
   const ownShares = new Map(endpoints.map((endpoint) => [endpoint, metrics.serviceSeconds.labels(endpoint)]));
   const counters = new Map<string, ReturnType<Metrics['requests']['labels']>>();
+  // Every endpoint's POST series exist from the start, at 0: an error ratio is then 0, not absent,
+  // before the first failure (the objectives' recording rules divide by them).
+  for (const endpoint of endpoints)
+    for (const outcome of new Set(Object.values(METRIC_OUTCOME))) metrics.requests.labels(endpoint, 'POST', outcome).inc(0);
   return (ctx, durationMs) => {
     const endpoint = paths.get(ctx.path);
     if (!endpoint) return;
