@@ -2,8 +2,16 @@ import { spawnSync } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { iniFlags, missing, phpAvailable, startStubUpstream, temporaryDirs, type StubUpstreamServer } from '@cotizaciones/adapters/testing';
-import { freePort, nginxInstalled, startDeployNginx } from './support/deploy-nginx.js';
+import {
+  freePort,
+  iniFlags,
+  missing,
+  phpAvailable,
+  startStubUpstream,
+  temporaryDirs,
+  type StubUpstreamServer,
+} from '@cotizaciones/adapters/testing';
+import { nginxInstalled, startDeployNginx } from './support/deploy-nginx.js';
 import { startProcess } from './support/process.js';
 import { FIELD_PATH, form } from './support/service.js';
 

@@ -6,12 +6,13 @@ import { openSqlActivityLogStore } from '@cotizaciones/adapters/sql';
 import {
   deleteRedisKeys,
   dropTable,
+  freePort,
   missing,
   serviceUrls,
   startStubUpstream,
   type StubUpstreamServer,
 } from '@cotizaciones/adapters/testing';
-import { freePort, NGINX, nginxInstalled, startDeployNginx } from './support/deploy-nginx.js';
+import { NGINX, nginxInstalled, startDeployNginx } from './support/deploy-nginx.js';
 import { startProcess } from './support/process.js';
 import { cookieHeader, FIELD_PATH, form, SESSION_KEY } from './support/service.js';
 

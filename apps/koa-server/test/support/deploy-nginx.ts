@@ -1,23 +1,14 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '@cotizaciones/adapters/testing';
 
 export const NGINX = '/usr/sbin/nginx';
 export const nginxInstalled = existsSync(NGINX);
 const DEPLOY = fileURLToPath(new URL('../../../../deploy/', import.meta.url));
-
-export async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  server.close();
-  await once(server, 'close');
-  return port;
-}
 
 /** Replaces `from` in `text`, failing if it is not there: a recipe that changed must fail the test, not be tested half. */
 function replaceOrFail(text: string, from: string | RegExp, to: string, file: string): string {

@@ -1,10 +1,11 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createConnection, createServer, type AddressInfo } from 'node:net';
+import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '@cotizaciones/adapters/testing';
 
 const PROXY_CONF = fileURLToPath(new URL('../../../../deploy/cotizaciones-proxy.conf', import.meta.url));
 
@@ -75,15 +76,6 @@ async function runNginx(dir: string, servers: string, ports: readonly number[]) 
       rmSync(dir, { recursive: true, force: true });
     },
   };
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  server.close();
-  await once(server, 'close');
-  return port;
 }
 
 async function untilListening(port: number): Promise<void> {

@@ -191,14 +191,7 @@ describe('igbinary decoder: inputs it must refuse, without allocating what they 
   });
 
   it('throws nothing but its own error, whatever bytes a real session is changed into', () => {
-    let seed = testSeed();
-    const random = () => {
-      // mulberry32: a reproducible stream from the test seed.
-      seed = (seed + 0x6d2b79f5) | 0;
-      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-      return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-    };
+    const random = seededRandom(testSeed());
     const rich = session(
       `14 06 0600 1401 0600 0601 0601 17 08 ${hex('stdClass')} 1401 1101${hex('a')} 25 0a 6553f100 0602 22 03 0603 25 01 04 0604 17 04 ${hex('Suit')} 27 1106${hex('Hearts')} 0605 17 01 ${hex('S')} 1d 02 ${hex('xy')}`,
     );
@@ -221,13 +214,7 @@ describe('igbinary decoder: inputs it must refuse, without allocating what they 
   });
 
   it('keeps what it builds within its budget, or refuses, whatever bytes a repetition-heavy session is changed into', () => {
-    let seed = testSeed();
-    const random = () => {
-      seed = (seed + 0x6d2b79f5) | 0;
-      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-      return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-    };
+    const random = seededRandom(testSeed());
     // One string, an `&` string, an array and an object, each written once and named again and again.
     const shared = str('s'.repeat(300));
     const array = list([str('a'.repeat(200)), int(5)]);
@@ -269,3 +256,14 @@ describe('igbinary decoder: inputs it must refuse, without allocating what they 
     expect(decoded).toBeGreaterThan(0);
   });
 });
+
+/** mulberry32: a reproducible stream of numbers in [0, 1) from the test seed. */
+function seededRandom(start: number): () => number {
+  let seed = start;
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
+  };
+}
