@@ -96,6 +96,9 @@ describe.skipIf(
     const alert = (await alerts()).find((candidate) => candidate.labels.alertname === name);
     console.log(`${name} firing after ${((performance.now() - started) / 1000).toFixed(1)} s: ${alert?.annotations.runbook_url}`);
   };
+  /** What the alert's runbook section has the on-call look at first, as they would see it. */
+  const firstLook = (name: string, lines: readonly string[]) =>
+    console.log(`${name}: the runbook's first look shows:\n  ${lines.join('\n  ').slice(0, 600)}`);
   const resolves = async (name: string) => {
     const gone = async () => !(await alerts()).some((alert) => alert.labels.alertname === name);
     if (!(await until(gone, WITHIN_MS))) throw new Error(`${name} did not resolve: ${await state()}`);
@@ -197,6 +200,11 @@ describe.skipIf(
   it('the upstream answering 500: CotizacionesUpstreamFailing fires, and resolves once it answers again', async () => {
     stub.answer({ status: 500, json: { ok: false } });
     await fires('CotizacionesUpstreamFailing');
+    // The runbook's first look: the failures by kind in /metrics.
+    const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).text();
+    const failures = metrics.split('\n').filter((line) => line.startsWith('upstream_failures_total{'));
+    firstLook('CotizacionesUpstreamFailing', failures);
+    expect(failures.join('\n')).toMatch(/^upstream_failures_total\{kind="http_status"\} [1-9]/m);
     stub.answer({ json: { ok: true } });
     await resolves('CotizacionesUpstreamFailing');
   }, 150_000);
@@ -205,6 +213,13 @@ describe.skipIf(
     await runSql(pg.url, `ALTER TABLE activity_log ADD CONSTRAINT refuse_${REFUSED_ID} CHECK (entity_id <> ${REFUSED_ID})`);
     refusing = true;
     await fires('CotizacionesActivityEntriesSetAside');
+    // The runbook's first look: the server log's line for each refused entry.
+    const refused = instance
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('"msg":"activity log entry refused by the store; set aside in the dead-letter file"'));
+    firstLook('CotizacionesActivityEntriesSetAside', refused.slice(0, 1));
+    expect(refused.length).toBeGreaterThan(0);
     refusing = false;
     await resolves('CotizacionesActivityEntriesSetAside');
   }, 150_000);
@@ -212,6 +227,10 @@ describe.skipIf(
   it('the activity database unreachable: CotizacionesActivityLogStoreDown fires, and resolves once it is back', async () => {
     pg.stop();
     await fires('CotizacionesActivityLogStoreDown');
+    // The runbook's first look: /readyz, as anyone sees it.
+    const readyz = await (await fetch(`http://127.0.0.1:${port}/readyz`)).text();
+    firstLook('CotizacionesActivityLogStoreDown', [readyz]);
+    expect(JSON.parse(readyz)).toEqual({ ok: true, degraded: ['activity log: unavailable'] });
     pg.start();
     await resolves('CotizacionesActivityLogStoreDown');
   }, 150_000);
@@ -219,6 +238,11 @@ describe.skipIf(
   it('Redis unreachable: CotizacionesSessionStoreUnreachable fires, and resolves once it is back', async () => {
     await redis.stop();
     await fires('CotizacionesSessionStoreUnreachable');
+    const readyz = await fetch(`http://127.0.0.1:${port}/readyz`);
+    const body = await readyz.text();
+    firstLook('CotizacionesSessionStoreUnreachable', [`${readyz.status} ${body}`]);
+    expect(readyz.status).toBe(503);
+    expect(body).toMatch(/session/);
     await redis.start();
     // The private Redis keeps nothing: sign in again, as the users would.
     await signIn();
@@ -228,6 +252,8 @@ describe.skipIf(
   it('the instance killed: CotizacionesInstanceDown fires, and resolves once it runs again', async () => {
     instance.child.kill('SIGKILL');
     await fires('CotizacionesInstanceDown');
+    firstLook('CotizacionesInstanceDown', [`the process: exit code ${instance.child.exitCode}, signal ${instance.child.signalCode}`]);
+    expect(instance.child.signalCode).toBe('SIGKILL');
     instance = await startProcess(env, undefined, { livesFor: 'file' });
     await resolves('CotizacionesInstanceDown');
   }, 150_000);
