@@ -70,7 +70,7 @@ http {
     ))
   ) {
     if (child.exitCode !== null || Date.now() > deadline) {
-      child.kill('SIGKILL');
+      child.kill('SIGTERM');
       rmSync(dir, { recursive: true, force: true });
       throw new Error('nginx did not answer within 10 s');
     }
@@ -81,8 +81,9 @@ http {
     /** nginx's error log, line by line: what it saw of the instances (resets, retries, failures). */
     errorLog: () => readFileSync(join(dir, 'error.log'), 'utf8').split('\n'),
     async stop() {
+      // SIGTERM: the master stops its worker too (a killed master leaves the worker running).
       if (child.exitCode === null && child.signalCode === null) {
-        child.kill('SIGKILL');
+        child.kill('SIGTERM');
         await once(child, 'exit');
       }
       rmSync(dir, { recursive: true, force: true });
