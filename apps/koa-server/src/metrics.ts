@@ -77,22 +77,6 @@ export function createMetrics(activity: ActivityLogReadings, activityStoreUp: ()
     'Activity-log entries taken over at start from the spool segments a stopped process left.',
     (s) => s.adopted,
   );
-  new Gauge({
-    name: 'activity_log_queue_depth',
-    help: 'Activity-log entries waiting to be written.',
-    registers: [registry],
-    collect() {
-      this.set(activityStats().queued);
-    },
-  });
-  new Gauge({
-    name: 'activity_log_oldest_pending_seconds',
-    help: 'Age of the oldest activity-log entry not yet in the store (queued, being retried, or taken over from the spool and still waiting there); 0 when none waits.',
-    registers: [registry],
-    collect() {
-      this.set(activity.oldestPendingMs() / 1000);
-    },
-  });
   const fromStatsGauge = (name: string, help: string, pick: (stats: ActivityLogStats) => number) =>
     new Gauge({
       name,
@@ -102,6 +86,15 @@ export function createMetrics(activity: ActivityLogReadings, activityStoreUp: ()
         this.set(pick(activityStats()));
       },
     });
+  fromStatsGauge('activity_log_queue_depth', 'Activity-log entries waiting to be written.', (s) => s.queued);
+  new Gauge({
+    name: 'activity_log_oldest_pending_seconds',
+    help: 'Age of the oldest activity-log entry not yet in the store (queued, being retried, or taken over from the spool and still waiting there); 0 when none waits.',
+    registers: [registry],
+    collect() {
+      this.set(activity.oldestPendingMs() / 1000);
+    },
+  });
   fromStatsGauge(
     'activity_log_spool_bytes',
     "Bytes in the activity log's spool segments: this process's own and those it took over at start.",
