@@ -83,11 +83,14 @@ describe.skipIf(
     }
   };
   const alerts = () => prometheus.alerts();
-  /** What a failed wait shows: the alerts and each target's health, with its last scrape's error. */
+  /** What a failed wait shows: the alerts, each target's health with its last scrape's error, and how the instance ended if it did. */
   const state = async () =>
     JSON.stringify({
       alerts: (await alerts()).map((alert) => `${alert.labels.alertname} ${alert.state}`),
       targets: (await prometheus.targets()).map((target) => `${target.health} ${target.lastError}`),
+      ...(instance.child.exitCode !== null || instance.child.signalCode !== null
+        ? { exited: `${instance.child.exitCode ?? instance.child.signalCode}: ${instance.stderr().slice(-1_500)}` }
+        : {}),
     });
   const fires = async (name: string) => {
     const started = performance.now();
@@ -162,7 +165,7 @@ describe.skipIf(
     }
     pg?.remove();
     await stub?.close();
-  });
+  }, 60_000);
 
   it('reads only metrics the live service exposes: a renamed metric fails here', async () => {
     // Labelled series appear with their first observation: wait for answered changes.

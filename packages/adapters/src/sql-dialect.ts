@@ -23,8 +23,11 @@ export async function postgresPool(url: string, options: PoolOptions): Promise<P
   const { default: pg } = await import('pg');
   // A connect that hangs (a host that drops packets) fails after 5 s instead of never.
   const pool = new pg.Pool({ connectionString: url, max: options.maxConnections, connectionTimeoutMillis: 5_000 });
-  // An idle connection the server drops is reported here; unheard, the 'error' event would end the process.
+  // A connection the server drops is reported here; unheard, the 'error' event would end the process.
+  // The pool hears its idle connections only: one checked out between two queries (a transaction's,
+  // a store's write about to start) is heard by its own listener, for its whole life.
   pool.on('error', (error) => options.onConnectionError?.(error));
+  pool.on('connect', (client) => client.on('error', (error) => options.onConnectionError?.(error)));
   return pool;
 }
 
