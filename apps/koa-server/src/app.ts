@@ -10,7 +10,7 @@ import { endpoint } from './http/endpoint.js';
 import { REJECTIONS } from './http/rejection.js';
 import type { RequestState } from './http/request-state.js';
 import { requestFrame } from './http/request-frame.js';
-import { replyJsonText } from './http/answers.js';
+import { replyJsonText, replyMetrics, replyMetricsUnauthorized, replyOpenApi } from './http/answers.js';
 import { metricsTokenHolders, PROBE_PATHS, probeAnswers } from './http/probes.js';
 import type { MetricsAccess } from './config.js';
 import type { Metrics } from './metrics.js';
@@ -83,22 +83,17 @@ export function createApp(options: AppOptions, deps: AppDeps): Koa<RequestState>
     });
   }
   const openApi = JSON.stringify(openApiDocument(options.basePath, sessionCookie(deps.sessions), operations));
-  router.get('/openapi.json', (ctx) => {
-    ctx.type = 'application/json';
-    ctx.body = openApi;
-  });
+  router.get('/openapi.json', (ctx) => replyOpenApi(ctx, openApi));
   const metrics = options.metrics ?? 'open';
   const metricsAuthorized = typeof metrics === 'object' ? bearerMatcher(metrics.token) : undefined;
   // Production without a token: not served at all, as if absent (the start-up log says so).
   if (metrics !== 'off') {
     router.get('/metrics', async (ctx) => {
       if (metricsAuthorized && !metricsAuthorized(ctx.get('Authorization'))) {
-        ctx.status = 401;
-        ctx.body = 'unauthorized\n';
+        replyMetricsUnauthorized(ctx);
         return;
       }
-      ctx.type = deps.metrics.registry.contentType;
-      ctx.body = await deps.metrics.registry.metrics();
+      replyMetrics(ctx, deps.metrics.registry.contentType, await deps.metrics.registry.metrics());
     });
   }
   for (const operation of operations) {

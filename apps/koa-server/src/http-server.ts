@@ -4,7 +4,7 @@ import type { Log } from '@cotizaciones/runtime';
 import { logHttpError } from './http/log-http-error.js';
 import { sliceReads } from './http/sliced-reads.js';
 import { turnBudget } from './http/turn-budget.js';
-import { refusalBytes, writeRefusal, type RefusalStatus } from './http/answers.js';
+import { setConnection, writeRefusal, writeSocketRefusal, type RefusalStatus } from './http/answers.js';
 
 /** How long a client may take, and how many may be connected at once. */
 export interface ServerLimits {
@@ -143,7 +143,7 @@ export function createHttpServer(
     logHttpError(log, error, 'request refused by the HTTP parser');
     const started = [...(sockets.get(socket)?.responses ?? [])].some((res) => res.headersSent);
     // Answer only when nothing of an answer went out yet: bytes after a started one would corrupt it.
-    if (socket.writable && !started) socket.end(refusalBytes(statusFor(error)));
+    if (socket.writable && !started) writeSocketRefusal(socket, statusFor(error));
     socket.destroySoon();
   });
 
@@ -186,11 +186,11 @@ export function createHttpServer(
 function closeAfterLast(responses: Iterable<ServerResponse>): void {
   const pending = [...responses].filter((res) => !res.headersSent);
   for (const res of pending.slice(0, -1)) {
-    if (markedLast.delete(res)) res.setHeader('Connection', 'keep-alive');
+    if (markedLast.delete(res)) setConnection(res, 'keep-alive');
   }
   const last = pending.at(-1);
   if (last && !last.hasHeader('Connection')) {
-    last.setHeader('Connection', 'close');
+    setConnection(last, 'close');
     markedLast.add(last);
   }
 }

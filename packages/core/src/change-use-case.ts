@@ -3,9 +3,8 @@ import type { ChangeRequest, UseCaseDeps } from './change-request.js';
 import { readStrings } from './form-params.js';
 import { forwardChange } from './forward-change.js';
 import { paramNames, type Operation } from './operations.js';
-import type { Outcome } from './outcome.js';
+import { sessionUnavailable, type Outcome } from './outcome.js';
 import { phpIntCast } from './php-int.js';
-import { SessionUnavailableError } from './ports/session.js';
 import { MESSAGES, failure } from './reply.js';
 
 /** A use case: one call of an operation. */
@@ -22,8 +21,7 @@ export function changeUseCase<N extends string>(deps: UseCaseDeps, operation: Op
     try {
       user = await request.session.currentUser();
     } catch (error) {
-      if (!(error instanceof SessionUnavailableError)) throw error;
-      return { reply: failure(MESSAGES.unavailable), kind: 'session-unavailable', cause: error };
+      return sessionUnavailable(error);
     }
     if (!user) return { reply: failure(MESSAGES.notAuthenticated), kind: 'not-authenticated' };
 

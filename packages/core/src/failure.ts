@@ -1,7 +1,7 @@
 /**
  * Why a port could not do its part, as a code (the way got's errors carry one): the one vocabulary of
- * failures. Channels map a code to their own terms (a status, a metric label, a result row); they
- * never rename it, and the log writes it as it is.
+ * failures. The log writes it as it is; a channel maps it to its own terms (a status, a metric label,
+ * a result row), as HTTP's metric table maps outcomes to coarser labels.
  */
 export type FailureCode =
   /** The session store cannot be reached: the caller cannot be identified. */

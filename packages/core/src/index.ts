@@ -2,7 +2,7 @@ export { OPERATIONS, UPDATE_QUOTATION_FIELD, UPDATE_QUOTATION_ITEM, paramNames, 
 export { changeUseCase, useCases, type UseCase } from './change-use-case.js';
 export type { ChangeRequest, RequestMeta, UseCaseDeps } from './change-request.js';
 export type { WaitTally } from './forward-change.js';
-export type { Outcome, OutcomeKind } from './outcome.js';
+export { sessionUnavailable, type Outcome, type OutcomeKind } from './outcome.js';
 export { PortFailure, type FailureCode } from './failure.js';
 export { MESSAGES, type Reply } from './reply.js';
 export { replyFromUpstream } from './upstream-reply.js';

@@ -1,7 +1,12 @@
 import type { PortFailure } from './failure.js';
-import type { Reply } from './reply.js';
+import { SessionUnavailableError } from './ports/session.js';
+import { MESSAGES, failure, type Reply } from './reply.js';
 
-/** How a call of an operation ended: the one vocabulary every channel maps (never renames). */
+/**
+ * How a call of an operation ended: the one vocabulary of outcomes, one path per outcome (decision
+ * 034). The logs and spans write it as it is; a channel may map it to its own terms, as HTTP's metric
+ * table does (several outcomes to one coarser `outcome` label, spelled as dashboards know it).
+ */
 export type OutcomeKind =
   | 'ok'
   | 'not-authenticated'
@@ -21,4 +26,13 @@ export interface Outcome {
   readonly reply: Reply;
   readonly kind: OutcomeKind;
   readonly cause?: PortFailure | Error;
+}
+
+/**
+ * The outcome of a call whose caller could not be identified (the session store could not be
+ * reached), for every route that reads a session. Any other error is no outcome: it is thrown on.
+ */
+export function sessionUnavailable(error: unknown): Outcome {
+  if (!(error instanceof SessionUnavailableError)) throw error;
+  return { reply: failure(MESSAGES.unavailable), kind: 'session-unavailable', cause: error };
 }

@@ -1,12 +1,14 @@
 import type { ServerResponse } from 'node:http';
-import { MESSAGES, SessionUnavailableError, type Reply } from '@cotizaciones/core';
+import type { Socket } from 'node:net';
+import { MESSAGES, SessionUnavailableError, type Outcome, type Reply } from '@cotizaciones/core';
 import type { RequestContext } from './request-state.js';
 
 /**
- * The one home of the contract's HTTP answer: its headers, the messages of the answers HTTP gives
- * itself, the JSON body, and the writers for each place an answer is made (a Koa route, Node's
+ * The one home of every HTTP answer the service sends: its headers, the messages of the answers HTTP
+ * gives itself, the bodies, and the writers for each place an answer is made (a Koa route, Node's
  * response outside Koa, a socket the parser refused). Messages the core owns (`MESSAGES`) are taken
- * from it, never spelled here again.
+ * from it, never spelled here again. No other file sets a header, a status or a body
+ * (test/answers-home.test.ts checks the sources).
  */
 
 /** The exact Content-Type string the PHP endpoints sent. */
@@ -67,8 +69,15 @@ export function replyRefusal(ctx: RequestContext, status: RefusalStatus, headers
   ctx.set(headers);
 }
 
-/** The caller could not be identified: the use case's reply as the contract's 503, with the adapter's retry hint if it gave one. */
-export function replySessionUnavailable(ctx: RequestContext, reply: Reply, cause: unknown): void {
+/**
+ * A use case's outcome as the contract answers it: the caller could not be identified, the 503 with
+ * the adapter's retry hint if it gave one; any other outcome, its reply with 200.
+ */
+export function replyOutcome(ctx: RequestContext, { kind, reply, cause }: Outcome): void {
+  if (kind !== 'session-unavailable') {
+    replyJson(ctx, 200, reply);
+    return;
+  }
   replyJson(ctx, 503, reply);
   ctx.set(retryAfter(cause));
 }
@@ -90,9 +99,61 @@ export function writeRefusal(res: ServerResponse, status: RefusalStatus, headers
 }
 
 /** The whole refusal as bytes for a socket, when Node has no response object (a parser refusal). */
-export function refusalBytes(status: RefusalStatus): string {
+function refusalBytes(status: RefusalStatus): string {
   const [reason] = REFUSALS[status];
   const body = refusalBody(status);
   const headers = Object.entries({ ...SERVER_JSON_HEADERS, Connection: 'close' }).map(([name, value]) => `${name}: ${value}`);
   return [`HTTP/1.1 ${status} ${reason}`, ...headers, `Content-Length: ${Buffer.byteLength(body)}`, '', body].join('\r\n');
+}
+
+/** Refuses on the socket itself, when Node has no response object (a parser refusal), and ends it. */
+export function writeSocketRefusal(socket: Socket, status: RefusalStatus): void {
+  socket.end(refusalBytes(status));
+}
+
+/**
+ * The headers every answer of Koa's chain carries, JSON or not: `nosniff` (read as the type it
+ * declares, never sniffed by a browser) and the request's id.
+ */
+export function markAnswer(ctx: RequestContext, requestId: string): void {
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.set('X-Request-Id', requestId);
+}
+
+/** An answer that depends on where the request came from (the cross-site check): caches keep one per site. */
+export function varyBySite(ctx: RequestContext): void {
+  ctx.set('Vary', 'Origin, Sec-Fetch-Site');
+}
+
+/** Node ends the connection once this answer is flushed. */
+export function closeAfterAnswer(ctx: RequestContext): void {
+  ctx.set('Connection', 'close');
+}
+
+/** Whether Node keeps the connection of an answer not yet sent (outside Koa's chain: the HTTP server's pipelining). */
+export function setConnection(res: ServerResponse, connection: 'close' | 'keep-alive'): void {
+  res.setHeader('Connection', connection);
+}
+
+/** The OpenAPI document, serialized once. */
+export function replyOpenApi(ctx: RequestContext, json: string): void {
+  ctx.type = 'application/json';
+  ctx.body = json;
+}
+
+/** The metrics in the registry's exposition format. */
+export function replyMetrics(ctx: RequestContext, contentType: string, text: string): void {
+  ctx.type = contentType;
+  ctx.body = text;
+}
+
+/** `/metrics` to a caller without the token: plain text, no detail. */
+export function replyMetricsUnauthorized(ctx: RequestContext): void {
+  ctx.status = 401;
+  ctx.body = 'unauthorized\n';
+}
+
+/** A development helper's rows, as Koa serializes a value (JSON). */
+export function replyRows(ctx: RequestContext, rows: readonly unknown[]): void {
+  ctx.body = rows;
 }

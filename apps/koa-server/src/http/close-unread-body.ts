@@ -1,3 +1,4 @@
+import { closeAfterAnswer } from './answers.js';
 import { lingerOnClose } from './linger-close.js';
 import type { RequestContext } from './request-state.js';
 
@@ -11,7 +12,7 @@ import type { RequestContext } from './request-state.js';
  */
 export function closeUnreadBody(ctx: RequestContext): void {
   if (!ctx.req.complete || ctx.status === 413) {
-    ctx.set('Connection', 'close');
+    closeAfterAnswer(ctx);
     lingerOnClose(ctx.req.socket);
   }
 }

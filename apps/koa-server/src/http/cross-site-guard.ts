@@ -1,3 +1,4 @@
+import { varyBySite } from './answers.js';
 import { REJECTIONS } from './rejection.js';
 import type { RequestContext } from './request-state.js';
 
@@ -14,7 +15,7 @@ export type RequestCheck = (ctx: RequestContext) => void;
 export function crossSiteGuard(allowedOrigins: readonly string[] | undefined): RequestCheck {
   const allowed = allowedOrigins && new Set(allowedOrigins.map(normalise));
   return (ctx) => {
-    ctx.set('Vary', 'Origin, Sec-Fetch-Site');
+    varyBySite(ctx);
     const site = ctx.get('Sec-Fetch-Site').toLowerCase();
     const origin = ctx.get('Origin');
     if (site === 'cross-site' || (origin !== '' && !isAllowed(ctx, origin, allowed))) {

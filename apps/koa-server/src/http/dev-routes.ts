@@ -1,9 +1,10 @@
 import type Router from '@koa/router';
-import { MESSAGES, SessionUnavailableError, newSessionRecord, toSessionUser } from '@cotizaciones/core';
+import { newSessionRecord, sessionUnavailable, toSessionUser } from '@cotizaciones/core';
 import type { ReadableActivityLogStore } from '@cotizaciones/adapters';
 import type { BodyLimits } from './parse-multipart.js';
 import { readFormParams } from './read-form-params.js';
-import { replyJson, replySessionUnavailable } from './answers.js';
+import { answerOutcome } from './answer-outcome.js';
+import { replyJson, replyRows } from './answers.js';
 import type { RequestCheck } from './cross-site-guard.js';
 import type { DevSignIn, SessionBinding } from './session-binding.js';
 import type { RequestContext } from './request-state.js';
@@ -28,21 +29,18 @@ export function mountDevRoutes(
     guard(ctx);
     await session.load?.(ctx);
   };
-  /** Runs `route`; a session store that cannot be reached is answered as the endpoints answer it. */
-  const storeBound = (route: (ctx: RequestContext) => Promise<void>) => async (ctx: RequestContext) => {
+  /** Runs `route`; a session store that cannot be reached is the core's outcome, answered as the endpoints answer it. */
+  const outageAnswered = (route: (ctx: RequestContext) => Promise<void>) => async (ctx: RequestContext) => {
     try {
       await route(ctx);
     } catch (error) {
-      if (!(error instanceof SessionUnavailableError)) throw error;
-      ctx.state.outcome = 'session-unavailable';
-      ctx.state.cause = error;
-      replySessionUnavailable(ctx, { ok: false, msg: MESSAGES.unavailable }, error);
+      answerOutcome(ctx, sessionUnavailable(error));
     }
   };
 
   router.post(
     `${prefix}/dev/login`,
-    storeBound(async (ctx) => {
+    outageAnswered(async (ctx) => {
       await ready(ctx);
       // Every plain form field becomes a property of the user (`id`, `name`, a `token` for UPSTREAM_TOKEN_SESSION_KEY…).
       const params = await readFormParams(ctx, limits);
@@ -58,7 +56,7 @@ export function mountDevRoutes(
 
   router.post(
     `${prefix}/dev/logout`,
-    storeBound(async (ctx) => {
+    outageAnswered(async (ctx) => {
       await ready(ctx);
       await signing.signOut(ctx);
       replyJson(ctx, 200, { ok: true });
@@ -67,6 +65,6 @@ export function mountDevRoutes(
 
   router.get(`${prefix}/dev/activity`, async (ctx) => {
     const limit = Math.min(100, Math.max(1, Number.parseInt(String(ctx.query.limit ?? '10'), 10) || 10));
-    ctx.body = await options.activity.recent(limit);
+    replyRows(ctx, await options.activity.recent(limit));
   });
 }

@@ -4,11 +4,11 @@ import type { Log } from '@cotizaciones/runtime';
 import type { RequestCheck } from './cross-site-guard.js';
 import type { BodyLimits } from './parse-multipart.js';
 import { readFormParams } from './read-form-params.js';
-import { replyJson, replySessionUnavailable } from './answers.js';
+import { answerOutcome } from './answer-outcome.js';
 import { REJECTIONS } from './rejection.js';
 import { requestMeta } from './request-meta.js';
 import type { SessionBinding } from './session-binding.js';
-import type { RequestMiddleware } from './request-state.js';
+import type { RequestContext, RequestMiddleware } from './request-state.js';
 
 export interface EndpointSettings {
   readonly limits: BodyLimits;
@@ -39,19 +39,17 @@ export function endpoint(useCase: UseCase, settings: EndpointSettings): RequestM
       // The request's own state is the tally: the service-share metric costs no object per request.
       waits: ctx.state,
     });
-    ctx.state.outcome = outcome.kind;
-    ctx.state.cause = outcome.cause;
-    // The caller could not be identified: the contract's 503, nothing to commit.
-    if (outcome.kind === 'session-unavailable') {
-      replySessionUnavailable(ctx, outcome.reply, outcome.cause);
-      return;
-    }
-    try {
-      await settings.session.commit(ctx);
-    } catch (error) {
-      // The change already happened: a session that could not be refreshed must not hide that.
-      settings.log.warn({ err: error }, 'session could not be saved');
-    }
-    replyJson(ctx, 200, outcome.reply);
+    // The caller could not be identified: nothing to commit.
+    if (outcome.kind !== 'session-unavailable') await commit(ctx, settings);
+    answerOutcome(ctx, outcome);
   };
+}
+
+async function commit(ctx: RequestContext, { session, log }: EndpointSettings): Promise<void> {
+  try {
+    await session.commit(ctx);
+  } catch (error) {
+    // The change already happened: a session that could not be refreshed must not hide that.
+    log.warn({ err: error }, 'session could not be saved');
+  }
 }

@@ -1,5 +1,6 @@
 import { unredactedLog, type Log } from '@cotizaciones/runtime';
 import type { Metrics } from '../metrics.js';
+import { markAnswer } from './answers.js';
 import { closeUnreadBody } from './close-unread-body.js';
 import { answerError } from './error-handler.js';
 import { observeRequests } from './observe-requests.js';
@@ -28,9 +29,7 @@ export function requestFrame(
   const lines = unredactedLog(log);
   const frame: RequestMiddleware = async (ctx, next) => {
     const started = performance.now();
-    // Every answer, JSON or not, is to be read as the type it declares, never sniffed by a browser.
-    ctx.set('X-Content-Type-Options', 'nosniff');
-    assignRequestId(ctx);
+    markAnswer(ctx, assignRequestId(ctx));
     try {
       await next();
     } catch (error) {

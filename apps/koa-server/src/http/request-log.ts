@@ -5,16 +5,16 @@ import { outcomeOf } from './request-state.js';
 import type { RequestContext } from './request-state.js';
 
 /**
- * The request's id, echoed back: the `X-Request-Id` a trusted proxy sent (TRUST_PROXY; nginx's
+ * The request's id (echoed back by the answer's headers): the `X-Request-Id` a trusted proxy sent (TRUST_PROXY; nginx's
  * `$request_id`, the same on its retry to another instance) when it is sane, else one the service
  * makes. It is also the change's `Idempotency-Key`, so a client never chooses it: an id from any other
  * peer is ignored.
  */
-export function assignRequestId(ctx: RequestContext): void {
+export function assignRequestId(ctx: RequestContext): string {
   const incoming = ctx.state.trustedPeer === true ? ctx.get('X-Request-Id') : '';
   const requestId = isRequestId(incoming) ? incoming : randomUUID();
   ctx.state.requestId = requestId;
-  ctx.set('X-Request-Id', requestId);
+  return requestId;
 }
 
 /** The one log line per request: its id, what became of it, and how long it took. */
