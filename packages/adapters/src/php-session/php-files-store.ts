@@ -74,7 +74,7 @@ export function phpFilesStore(options: FilesStoreOptions): PhpSaveHandlerStore {
   const reachedThisTurn = turnMemo<true>(1);
 
   /** What the file's metadata alone decides: refused, gone (GC would delete it), too large; undefined: read it. */
-  function judged(stat: BigIntStats): StoredSession | undefined {
+  function verdictFromMetadata(stat: BigIntStats): StoredSession | undefined {
     if (!stat.isFile()) return { kind: 'refused', reason: 'not-a-regular-file' };
     // Stricter than PHP run as root (which accepts any owner): a service trusts only its own files.
     if (stat.uid !== BigInt(uid) && stat.uid !== 0n) {
@@ -129,7 +129,7 @@ export function phpFilesStore(options: FilesStoreOptions): PhpSaveHandlerStore {
       return missing(error);
     }
     if (!stat) return absent();
-    const verdict = judged(stat);
+    const verdict = verdictFromMetadata(stat);
     if (verdict) return verdict;
     const bytes = cache.get(id, stat);
     // Only versions unchanged for over RACY_MS before their read are kept: final.
@@ -146,7 +146,7 @@ export function phpFilesStore(options: FilesStoreOptions): PhpSaveHandlerStore {
     }
     try {
       const stat = fstatSync(fd, { bigint: true });
-      const verdict = judged(stat);
+      const verdict = verdictFromMetadata(stat);
       if (verdict) return verdict;
       // A file unchanged for over RACY_MS has no write in progress: read as it is, without the lock.
       const lockedRead = consistentUntil !== undefined && !changedBefore(stat, started - RACY_MS) && !neverWritten(stat);
