@@ -1,7 +1,8 @@
 /**
  * Why a port could not do its part, as a code (the way got's errors carry one): the one vocabulary of
- * failures. The log writes it as it is; a channel maps it to its own terms (a status, a metric label,
- * a result row), as HTTP's metric table maps outcomes to coarser labels.
+ * failures. The logs and the CLI's result rows write it as it is; a channel may map it to terms of
+ * its own (a status, or a metric label: HTTP's `upstream_failures_total` counts `UPSTREAM_INVALID_BODY`
+ * as `kind="invalid_body"`).
  */
 export type FailureCode =
   /** The session store cannot be reached: the caller cannot be identified. */

@@ -4,8 +4,9 @@ import { MESSAGES, failure, type Reply } from './reply.js';
 
 /**
  * How a call of an operation ended: the one vocabulary of outcomes, one path per outcome (decision
- * 034). The logs and spans write it as it is; a channel may map it to its own terms, as HTTP's metric
- * table does (several outcomes to one coarser `outcome` label, spelled as dashboards know it).
+ * 034). The logs and spans write it as it is; a channel may map it to coarser terms of its own: HTTP's
+ * metric table (several outcomes to one `outcome` label, spelled as dashboards know it), the CLI's
+ * result rows (`ok`, `rejected`, `invalid`, `failed`).
  */
 export type OutcomeKind =
   | 'ok'

@@ -8,7 +8,10 @@ import type { OutcomeKind } from '@cotizaciones/core';
  */
 export type RequestOutcome = OutcomeKind | 'rejected' | 'unavailable' | 'error';
 
-/** The `outcome` label of http_requests_total for each: coarser, and spelled as dashboards already know it. */
+/**
+ * The `outcome` label of http_requests_total for each: where HTTP renames an outcome (decision 034;
+ * the log and the span keep it as it is), coarser, and spelled as dashboards already know it.
+ */
 export const METRIC_OUTCOME: Readonly<Record<RequestOutcome, string>> = {
   ok: 'ok',
   'not-authenticated': 'not_authenticated',
