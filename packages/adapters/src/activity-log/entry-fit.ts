@@ -116,47 +116,48 @@ function detailsCheck(column: ColumnLimit): Check | undefined {
   const unstorable = column.json ? column.charset?.unstorable : column.charset?.unstorableInJson;
   const tooLong = lengthCheck(column);
   if (column.nullable && !unstorable && !tooLong) return undefined;
+  const maxSize = Math.min(column.maxCharacters ?? Infinity, column.maxBytes ?? Infinity);
   return (entry) => {
     const { details } = entry;
     if (details === null) return column.nullable ? undefined : NO_VALUE;
-    if (unstorable && someText(details, unstorable, 0)) return `holds a character its character set (${column.charset?.name}) cannot store`;
-    // Stored as JSON text: measured only when a bound of its size could exceed the column's.
-    if (!tooLong || jsonUnitsAtMost(details, 0) * 6 <= Math.min(column.maxCharacters ?? Infinity, column.maxBytes ?? Infinity))
-      return undefined;
-    return tooLong(JSON.stringify(details));
+    const units = walkDetails(details, unstorable, 0);
+    if (units === UNSTORABLE) return `holds a character its character set (${column.charset?.name}) cannot store`;
+    // Stored as JSON text: serialized and measured only when a bound of its size could exceed the column's.
+    return !tooLong || units * 6 <= maxSize ? undefined : tooLong(JSON.stringify(details));
   };
 }
 
 /** Deeper than this, details are looked at through their JSON text. */
 const MAX_DEPTH = 16;
-
-/** Whether a key or a text value anywhere in `value` matches `pattern`. */
-function someText(value: unknown, pattern: RegExp, depth: number): boolean {
-  if (typeof value === 'string') return pattern.test(value);
-  if (typeof value !== 'object' || value === null) return false;
-  if (depth > MAX_DEPTH) return pattern.test(JSON.stringify(value));
-  if (Array.isArray(value)) return value.some((item) => someText(item, pattern, depth + 1));
-  for (const key in value) {
-    if (pattern.test(key) || someText((value as Record<string, unknown>)[key], pattern, depth + 1)) return true;
-  }
-  return false;
-}
+const UNSTORABLE = -1;
 
 /**
- * At least as many UTF-16 units as `value`'s JSON text, divided by 6 (an escape `\uXXXX` is the most
- * one unit becomes): times 6, it bounds both the JSON's characters and its UTF-8 bytes.
+ * One walk over the details: UNSTORABLE when a key or a text value matches `pattern`, else at least
+ * as many UTF-16 units as their JSON text, divided by 6 (an escape `\uXXXX` is the most one unit
+ * becomes): times 6, it bounds both the JSON's characters and its UTF-8 bytes.
  */
-function jsonUnitsAtMost(value: unknown, depth: number): number {
-  if (typeof value === 'string') return value.length + 1;
+function walkDetails(value: unknown, pattern: RegExp | undefined, depth: number): number {
+  if (typeof value === 'string') return pattern?.test(value) ? UNSTORABLE : value.length + 1;
   if (typeof value !== 'object' || value === null) return 5; // A number's or a literal's text, over 6.
-  // Deep, or an object that writes itself (a Date): measured through its JSON text.
-  if (depth > MAX_DEPTH || 'toJSON' in value) return Infinity;
+  if (depth > MAX_DEPTH || 'toJSON' in value) {
+    // Deep, or an object that writes itself (a Date): looked at through its JSON text.
+    return pattern?.test(JSON.stringify(value)) ? UNSTORABLE : Infinity;
+  }
   let units = 1;
   if (Array.isArray(value)) {
-    for (const item of value) units += jsonUnitsAtMost(item, depth + 1) + 1;
+    for (const item of value) {
+      const itemUnits = walkDetails(item, pattern, depth + 1);
+      if (itemUnits === UNSTORABLE) return UNSTORABLE;
+      units += itemUnits + 1;
+    }
     return units;
   }
-  for (const key in value) units += key.length + 2 + jsonUnitsAtMost((value as Record<string, unknown>)[key], depth + 1);
+  for (const key in value) {
+    if (pattern?.test(key)) return UNSTORABLE;
+    const valueUnits = walkDetails((value as Record<string, unknown>)[key], pattern, depth + 1);
+    if (valueUnits === UNSTORABLE) return UNSTORABLE;
+    units += key.length + 2 + valueUnits;
+  }
   return units;
 }
 
