@@ -53,10 +53,12 @@ describe('client IP and user agent in the audit row', () => {
     expect(row.client_ip).toBe('2001:db8::7');
   });
 
-  it('cuts the user agent to 512 characters, and records none as NULL', async () => {
+  it('cuts the user agent to 512 characters with the contract marker, and records none as NULL', async () => {
     const svc = await service('0');
     const long = `Mozilla/5.0 ${'A'.repeat(3000)}`;
-    expect((await postFrom(svc, svc.url, '127.0.0.1', { 'user-agent': long })).user_agent).toBe(long.slice(0, 512));
+    const cut = (await postFrom(svc, svc.url, '127.0.0.1', { 'user-agent': long })).user_agent;
+    expect(cut).toHaveLength(512);
+    expect(cut).toBe(`${long.slice(0, 512 - '…[cut: 3012 bytes]'.length)}…[cut: 3012 bytes]`);
     expect((await postFrom(svc, svc.url, '127.0.0.1', { 'user-agent': 'curl/8.5.0' })).user_agent).toBe('curl/8.5.0');
     expect((await postFrom(svc, svc.url, '127.0.0.1', {})).user_agent).toBeNull();
   });

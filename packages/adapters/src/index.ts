@@ -24,6 +24,7 @@ export { openSpool, SPOOL_MAX_BYTES, type ActivitySpool, type SpoolOptions } fro
 export type { Clock } from './activity-log/clock.js';
 export { lazyActivityLogStore } from './activity-log/lazy-activity-log-store.js';
 export { entryOfRecord, entryRecord, type EntryRecord } from './activity-log/entry-record.js';
+export { cutText, type TextBound } from './activity-log/cut-text.js';
 export { replayDeadLetterFile } from './activity-log/replay-dead-letter.js';
 export { replayCapturedLog, type CapturedLogReplay } from './activity-log/replay-captured-log.js';
 export type { ReplayResult, ReplayStore } from './activity-log/replay-entries.js';

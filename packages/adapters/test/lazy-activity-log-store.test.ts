@@ -63,3 +63,22 @@ describe('a store that connects when it can', () => {
     expect(closedInner).toBe(1);
   });
 });
+
+describe("a lazy store's refusals in memory", () => {
+  it('refuses nothing before it is connected (nothing is known of the table), then answers as the store it opened', async () => {
+    const tooLong = new ActivityStoreError('refused', 'COLUMN_LIMIT', 'column user_id (varchar(64)): too long: 100 > 64 characters');
+    let connect: () => void = () => undefined;
+    const connected = new Promise<void>((resolve) => (connect = resolve));
+    const store = lazyActivityLogStore(async () => {
+      await connected;
+      return { ...inMemoryActivityLogStore(), refusalOf: (entry) => (entry.userId.length > 64 ? tooLong : undefined) };
+    });
+    const long = sampleEntry({ userId: 'u'.repeat(100) });
+    expect(store.refusalOf?.(long)).toBeUndefined();
+    connect();
+    await store.ping();
+    expect(store.refusalOf?.(long)).toBe(tooLong);
+    expect(store.refusalOf?.(sampleEntry())).toBeUndefined();
+    await store.close();
+  });
+});

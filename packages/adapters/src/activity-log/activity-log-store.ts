@@ -1,9 +1,12 @@
 import type { ActivityEntry } from '@cotizaciones/core';
 import type { SqlEngine } from './activity-log-url.js';
+import type { ActivityStoreError } from './activity-store-error.js';
 
 /** Where activity entries end up. Writes are batches: one round trip per batch. */
 export interface ActivityLogStore {
   write(entries: readonly ActivityEntry[]): Promise<void>;
+  /** Why this entry cannot be stored as it is, checked in memory against the table's column limits read at connect; undefined if it fits. */
+  refusalOf?(entry: ActivityEntry): ActivityStoreError | undefined;
   /**
    * The most bytes (entry lines, as the spool counts them) one write should carry, when the store has
    * a limit of its own on a statement (MySQL's max_allowed_packet); undefined otherwise or not yet known.
@@ -51,6 +54,8 @@ export interface SqlStoreOptions {
   readonly table?: string | undefined;
   /** Told when a pooled connection fails outside a query (the server went away). */
   readonly onConnectionError?: ((error: Error) => void) | undefined;
+  /** How old the table's column limits may be before an entry they refuse has them read again (default 60 s). */
+  readonly limitsMaxAgeMs?: number | undefined;
 }
 
 /** The row an entry becomes, before engine-specific value conversion. */

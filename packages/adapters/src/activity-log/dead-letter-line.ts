@@ -1,4 +1,5 @@
 import type { ActivityEntry } from '@cotizaciones/core';
+import { cutMarker } from './cut-text.js';
 import { ENTRY_RECORD_KEYS, entryOfRecord, entryRecord, type EntryRecord } from './entry-record.js';
 
 /** Why the store refused an entry, as the dead-letter file keeps it. */
@@ -28,9 +29,6 @@ export function deadLetterLine(entry: ActivityEntry, refusal: Refusal, refusedAt
   };
   return `${fitted(record, maxBytes - 1)}\n`;
 }
-
-/** A cut value ends with this, saying how long the value was: the line still replays, with the cut value. */
-const cutMarker = (bytes: number) => `…[cut: ${bytes} bytes]`;
 
 /** `record` as JSON within `maxBytes`: the longest text values are cut first, until it fits. */
 function fitted(record: DeadLetterRecord, maxBytes: number): string {

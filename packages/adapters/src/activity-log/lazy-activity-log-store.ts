@@ -41,6 +41,8 @@ export function lazyActivityLogStore(open: () => Promise<ReadableActivityLogStor
     async write(entries) {
       await (await connected()).write(entries);
     },
+    // Not connected yet: nothing known of the table, so nothing refused in advance.
+    refusalOf: (entry) => opened?.refusalOf?.(entry),
     maxBatchBytes: () => opened?.maxBatchBytes?.(),
     async ping() {
       await (await connected()).ping();

@@ -4,11 +4,15 @@ import { sqlDialect, type ServerEngine } from '../sql-dialect.js';
 import { toStoredActivity, type SqlActivityLogStore } from './activity-log-store.js';
 import { INSERT_COLUMNS, createTableSql, fromRow, type Row } from './activity-log-schema.js';
 import { storeError, urlSecrets } from './activity-store-error.js';
-import { isMysqlRefusal, isPostgresRefusal } from './sql-error-kinds.js';
+import { isMysqlColumnError, isMysqlRefusal, isPostgresColumnError, isPostgresRefusal } from './sql-error-kinds.js';
 import type { SqlStoreOptions } from './activity-log-store.js';
+import { currentTableLimits, type CurrentTableLimits } from './current-table-limits.js';
+import { readTableLimits } from './table-limits.js';
 
 /** Request ids looked up in one statement. */
 const LOOKUP_BATCH = 500;
+/** How old the table's limits may be before a refusal reads them again (see currentTableLimits). */
+const LIMITS_MAX_AGE_MS = 60_000;
 
 type Database = Record<string, Row>;
 /** The activity log in PostgreSQL or MySQL/MariaDB through Kysely, `table` already checked. */
@@ -33,9 +37,16 @@ export async function openServerActivityLogStore(
     }
   };
   let maxBatchBytes: number;
+  let limits: CurrentTableLimits;
   try {
     await translated(sql.raw(createTableSql(engine, table)).execute(db));
     maxBatchBytes = await batchBytesOf(engine, db);
+    limits = await translated(
+      currentTableLimits(() => readTableLimits(engine, db, table), {
+        isColumnError: engine === 'postgres' ? isPostgresColumnError : isMysqlColumnError,
+        maxAgeMs: options.limitsMaxAgeMs ?? LIMITS_MAX_AGE_MS,
+      }),
+    );
   } catch (error) {
     await db.destroy();
     throw error;
@@ -46,8 +57,14 @@ export async function openServerActivityLogStore(
     table,
     async write(entries) {
       if (entries.length === 0) return;
-      await translated(db.executeQuery(insertStatement(engine, table, entries)));
+      try {
+        await db.executeQuery(insertStatement(engine, table, entries, (value) => limits.userAgent(value)));
+      } catch (error) {
+        limits.writeFailed(error);
+        throw storeError(error, isRefused, secrets);
+      }
     },
+    refusalOf: (entry) => limits.refusalOf(entry),
     maxBatchBytes: () => maxBatchBytes,
     async ping() {
       await translated(sql`SELECT 1`.execute(db));
@@ -66,7 +83,10 @@ export async function openServerActivityLogStore(
       }
       return found;
     },
-    close: () => db.destroy(),
+    async close() {
+      await limits.settled();
+      await db.destroy();
+    },
   };
 }
 
@@ -92,13 +112,19 @@ const STATEMENT_OVERHEAD_BYTES = 64 * 1024;
  * One multi-row INSERT with bound parameters, written directly: the query
  * builder would rebuild a tree of 11 values per row for every batch.
  */
-function insertStatement(engine: ServerEngine, table: string, entries: readonly ActivityEntry[]): CompiledQuery {
+function insertStatement(
+  engine: ServerEngine,
+  table: string,
+  entries: readonly ActivityEntry[],
+  fittedUserAgent: (value: string | null) => string | null,
+): CompiledQuery {
   const parameters: unknown[] = [];
   const tuples = entries.map((entry) => {
     const row = toStoredActivity(entry);
     const placeholders = INSERT_COLUMNS.map((column) => {
       // The timestamp columns take a Date (TIMESTAMPTZ, DATETIME(3) in UTC).
-      parameters.push(column === 'created_at' ? entry.createdAt : row[column]);
+      // The user agent is cut to its column's width rather than refused.
+      parameters.push(column === 'created_at' ? entry.createdAt : column === 'user_agent' ? fittedUserAgent(row.user_agent) : row[column]);
       return engine === 'postgres' ? `$${parameters.length}` : '?';
     });
     return `(${placeholders.join(', ')})`;

@@ -39,6 +39,32 @@ export function isMysqlRefusal(error: unknown): boolean {
   return fatal !== true && typeof sqlState === 'string' && /^(22|23)/.test(sqlState);
 }
 
+/**
+ * PostgreSQL errors saying a column is not what the table's limits read at connect say: a value too
+ * long (22001), out of range (22003), a character it cannot store (22021, 22P05), a NULL it does not
+ * take (23502), a column that is not there (42703).
+ */
+export function isPostgresColumnError(error: unknown): boolean {
+  return ['22001', '22003', '22021', '22P05', '23502', '42703'].includes(codeOf(error));
+}
+
+/** The same for MySQL/MariaDB, by error number. */
+const MYSQL_COLUMN_ERRORS = new Set([
+  1048, // ER_BAD_NULL_ERROR
+  1054, // ER_BAD_FIELD_ERROR: an unknown column
+  1264, // ER_WARN_DATA_OUT_OF_RANGE
+  1265, // WARN_DATA_TRUNCATED
+  1300, // ER_INVALID_CHARACTER_STRING
+  1366, // ER_TRUNCATED_WRONG_VALUE_FOR_FIELD
+  1406, // ER_DATA_TOO_LONG
+]);
+
+export function isMysqlColumnError(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { errno } = error as { errno?: unknown };
+  return typeof errno === 'number' && MYSQL_COLUMN_ERRORS.has(errno);
+}
+
 /** SQLite result codes caused by the values written (SQLITE_BUSY and SQLITE_LOCKED are not). */
 export function isSqliteRefusal(code: string): boolean {
   return /^SQLITE_(TOOBIG|CONSTRAINT|MISMATCH|RANGE)/.test(code);

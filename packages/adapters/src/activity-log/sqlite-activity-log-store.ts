@@ -71,6 +71,8 @@ export async function openSqliteActivityLogStore(file: string, table: string): P
     async write(entries) {
       if (entries.length > 0) await call({ op: 'write', rows: entries.map(toStoredActivity) });
     },
+    // SQLite enforces no declared length or charset: only the store's own checks refuse.
+    refusalOf: () => undefined,
     async ping() {
       await call({ op: 'ping' });
     },
