@@ -1,5 +1,6 @@
 // `npm test`: the tiers in turn, each package's result shown even when another one fails.
-//   0. the format check (Prettier, decision 037);
+//   0. the format check (Prettier, decision 037), and the check that every `*.test.ts` is run by
+//      a package script of the tiers below (scripts/orphan-tests.mjs);
 //   1. type check, lint and the unit and http tiers of every package (vitest.tiers.ts), packages side by side;
 //   2. the int tier (PostgreSQL, MariaDB, Redis, memcached, PHP, redis-server, nginx), packages side by side;
 //   3. the slow tier (the built programs as child processes, the browser), one package at a time,
@@ -10,6 +11,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { findOrphanTests } from './orphan-tests.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const turbo = join(root, 'node_modules', '.bin', 'turbo');
@@ -43,6 +45,27 @@ if (!fastOnly) {
   });
   if (check.status !== 0) failed.push('format check');
 }
+/** The lines naming a test file no tier runs, repeated at the end. */
+const neverRun = [];
+if (!fastOnly) {
+  console.log('\ntest: every test file runs (scripts/orphan-tests.mjs)');
+  try {
+    const { orphans, perTier } = await findOrphanTests(
+      root,
+      phases.map(([, args]) => args),
+      env,
+    );
+    for (const { file, why } of orphans) neverRun.push(`never run: ${file}: ${why}`);
+    const counts = Object.entries(perTier)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([tier, count]) => `${tier} ${count}`);
+    console.log(`test: test files run per tier: ${counts.join(', ')}; never run: ${orphans.length}`);
+  } catch (error) {
+    neverRun.push(`the check could not list the test files: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  for (const line of neverRun) console.log(`test: ${line}`);
+  if (neverRun.length > 0) failed.push('every test file runs');
+}
 /** Each failed test's `FAIL` line, and the lines that follow it in its task's output (the error). */
 const failedTests = new Map();
 const ERROR_LINES = 8;
@@ -52,6 +75,7 @@ for (const [name, args] of phases) {
   if (status !== 0) failed.push(name);
 }
 const seconds = Math.round((performance.now() - started) / 1000);
+for (const line of neverRun) console.log(`test: ${line}`);
 for (const [line, error] of failedTests) {
   console.log(`test: failed: ${line}`);
   for (const errorLine of error) console.log(`test:   ${errorLine}`);

@@ -1,7 +1,7 @@
 // CPU per parse of multipart bodies: the service's own parser against @fastify/busboy configured with
 // PHP's file rule (decision 003). Usage: node apps/bench/dist/body-parser-cost.js
 import { Busboy } from '@fastify/busboy';
-import { multipartParser } from '@cotizaciones/koa-server/dist/http/multipart-parser.js';
+import { multipartParser } from '@cotizaciones/koa-server/http/multipart-parser';
 
 const BOUNDARY = 'fcBoundary7MA4YWxkTrZu0gW';
 const CHUNK = 64 * 1024;

@@ -1,5 +1,5 @@
 import { phpIntCast, UPDATE_QUOTATION_FIELD } from '@cotizaciones/core';
-import { SERVER_JSON_HEADERS } from '@cotizaciones/koa-server/dist/http/answers.js';
+import { SERVER_JSON_HEADERS } from '@cotizaciones/koa-server/http/answers';
 import type { batchedLog } from './batched-log.js';
 import type { ReferencePost } from './reference-clients.js';
 

@@ -7,8 +7,8 @@ import {
   restartablePort,
   memcachedProcess,
   missing,
+  missingPhp,
   pdoSessionTable,
-  phpAvailable,
   phpServer,
   redisClusterAvailable,
   redisClusterProcess,
@@ -309,7 +309,7 @@ function sessionSuite(
   });
 }
 
-describe.skipIf(missing('php', phpAvailable()))('the service beside a real PHP app (php -S)', () => {
+describe.skipIf(missingPhp('igbinary'))('the service beside a real PHP app (php -S)', () => {
   let scratch: string;
   beforeAll(async () => {
     scratch = await mkdtemp(join(tmpdir(), 'phpwire-'));
@@ -350,7 +350,7 @@ describe.skipIf(missing('php', phpAvailable()))('the service beside a real PHP a
   sessionSuite('files', filesStore('igbinary'), {}, 'igbinary');
 });
 
-describe.skipIf(missing('php', phpAvailable()) || missing('redis-server', redisServerAvailable()))(
+describe.skipIf(missingPhp('redis') || missing('redis-server', redisServerAvailable()))(
   'the service beside a real PHP app (php -S, phpredis)',
   () => {
     let server: RedisProcess;
@@ -401,7 +401,7 @@ describe.skipIf(missing('php', phpAvailable()) || missing('redis-server', redisS
   },
 );
 
-describe.skipIf(missing('php', phpAvailable()))('the service beside a real PHP app (php -S, php-memcached)', () => {
+describe.skipIf(missingPhp('memcached'))('the service beside a real PHP app (php -S, php-memcached)', () => {
   let server: MemcachedProcess;
   beforeAll(async () => {
     server = memcachedProcess(await restartablePort());
@@ -447,8 +447,9 @@ describe.skipIf(missing('php', phpAvailable()))('the service beside a real PHP a
   );
 });
 
+const PDO_EXTENSIONS = ['pdo_pgsql', 'pdo_sqlite', 'igbinary'] as const;
 /** A PDO session table (Symfony's schema), written by pdo-handler.php: on PostgreSQL with php, on SQLite with igbinary. */
-describe.skipIf(missing('php', phpAvailable()) || missing('PostgreSQL (TEST_POSTGRES_URL)', process.env.TEST_POSTGRES_URL))(
+describe.skipIf(missingPhp(...PDO_EXTENSIONS) || missing('PostgreSQL (TEST_POSTGRES_URL)', process.env.TEST_POSTGRES_URL))(
   'the service beside a real PHP app (php -S, a PDO session table)',
   () => {
     const tables: PdoSessionTable[] = [];
@@ -497,7 +498,7 @@ describe.skipIf(missing('php', phpAvailable()) || missing('PostgreSQL (TEST_POST
   },
 );
 
-describe.skipIf(missing('php', phpAvailable()) || missing('redis-server and redis-cli', redisClusterAvailable()))(
+describe.skipIf(missingPhp('redis') || missing('redis-server and redis-cli', redisClusterAvailable()))(
   'the service beside a real PHP app (php -S, phpredis on a Redis Cluster)',
   () => {
     let cluster: RedisClusterProcess;

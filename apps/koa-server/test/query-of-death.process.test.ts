@@ -6,7 +6,7 @@ import {
   freePort,
   iniFlags,
   missing,
-  phpAvailable,
+  missingPhp,
   startStubUpstream,
   temporaryDirs,
   type StubUpstreamServer,
@@ -35,7 +35,7 @@ function writeAsPhp(dir: string, id: string, user: string): void {
 
 const tempDir = temporaryDirs();
 
-describe.skipIf(missing('php (with php-igbinary)', phpAvailable()) || missing('nginx', nginxInstalled))(
+describe.skipIf(missingPhp('igbinary') || missing('nginx', nginxInstalled))(
   'a session that costs its decoder the most, behind the documented nginx recipe (needs php, php-igbinary, nginx)',
   () => {
     let stub: StubUpstreamServer;

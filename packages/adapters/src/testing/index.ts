@@ -5,6 +5,7 @@ export { testSessionStore, type SessionStoreHarness } from './session-store-cont
 export { testSession, type SessionHarness } from './session-contract.js';
 export { serviceUrls, type ServiceUrls } from './service-urls.js';
 export { missing, servicesRequired } from './missing-service.js';
+export { missingPhp, missingPhpExtensions, pdoExtension, phpModules, type PhpExtension } from './php-extensions.js';
 export { startStubTokenEndpoint, type StubTokenEndpoint, type TokenRequest } from './stub-token-endpoint.js';
 export { testTokenSource, type TokenSourceHarness } from './token-source-contract.js';
 export {

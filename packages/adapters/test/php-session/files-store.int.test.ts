@@ -6,8 +6,8 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionUnavailableError } from '@cotizaciones/core';
 import { phpSessions, type PhpSessionProblem, type PhpSessionsOptions } from '../../src/php-session.js';
-import { iniFlags, phpAvailable, phpFixtures, phpServer, type PhpServer } from '../../src/testing/php-server.js';
-import { missing } from '../../src/testing/index.js';
+import { iniFlags, phpFixtures, phpServer, type PhpServer } from '../../src/testing/php-server.js';
+import { missingPhp } from '../../src/testing/index.js';
 
 interface Shown {
   id: string;
@@ -36,7 +36,7 @@ function phpWithSessionDir(): { readonly dir: string; get: PhpServer['get'] } {
 
 const SIGNED_IN = { id: '9007199254740993', nombre: 'Ana Núñez' };
 
-describe.skipIf(missing('php', phpAvailable()))('PHP sessions in files, written by a real PHP', () => {
+describe.skipIf(missingPhp('igbinary'))('PHP sessions in files, written by a real PHP', () => {
   for (const { format, savePath } of [
     { format: 'php', savePath: (dir: string) => dir },
     { format: 'php_binary', savePath: (dir: string) => `2;0600;${dir}` },

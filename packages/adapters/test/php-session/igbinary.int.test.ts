@@ -3,9 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { BUILD_FACTOR, decodePhpSession } from '../../src/php-session.js';
 import { encodeInt } from '../../src/php-session/session-formats.js';
 import { toPlain } from '../../src/php-session/to-plain.js';
+import { missingPhp } from '../../src/testing/index.js';
 
 // PHP's own igbinary_serialize as the reference (igbinary.test.ts: the decoder, in-process).
-describe('igbinary encoder: the activity time as PHP writes it', () => {
+describe.skipIf(missingPhp('igbinary'))('igbinary encoder: the activity time as PHP writes it', () => {
   it("writes each int byte for byte as PHP's igbinary_serialize does", () => {
     const ints = [0, 1, -1, 255, 256, -255, -256, 65535, 65536, -65536, 1763776800, 4294967295, 4294967296, -4294967296, 2 ** 53 - 1];
     const php = spawnSync('php', ['-r', `foreach ([${ints.join(',')}] as $n) echo bin2hex(substr(igbinary_serialize($n), 4)), "\\n";`], {
@@ -18,7 +19,7 @@ describe('igbinary encoder: the activity time as PHP writes it', () => {
 
 // The sessions of a review: one 50 KB string repeated, which php-igbinary writes once and then names by
 // its string-table index (or, for a PHP reference, by a back-reference to its `&` slot).
-describe('igbinary decoder: one 50 KB string repeated, as PHP writes it', () => {
+describe.skipIf(missingPhp('igbinary'))('igbinary decoder: one 50 KB string repeated, as PHP writes it', () => {
   const cases = [
     { copies: 20_000, shared: 'copies' },
     { copies: 99_990, shared: 'copies' },

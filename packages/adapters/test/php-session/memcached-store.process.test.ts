@@ -8,6 +8,7 @@ import { SessionUnavailableError } from '@cotizaciones/core';
 import { decodePhpSession, phpSessions, type PhpSessionProblem, type PhpSessionsOptions } from '../../src/php-session.js';
 import { freePort, iniFlags, phpFixtures, phpServer, type PhpServer } from '../../src/testing/php-server.js';
 import { memcachedProcess, type MemcachedProcess } from '../../src/testing/memcached-process.js';
+import { missingPhp } from '../../src/testing/index.js';
 import { phpMemcachedStore } from '../../src/php-session/php-memcached-store.js';
 import { createServer, type Socket } from 'node:net';
 
@@ -18,8 +19,8 @@ interface Shown {
 
 const PREFIX = 'app1.sess.';
 
-// No skip: without memcached, php-memcached or PHP (.ci/run installs them) these fail.
-describe('PHP sessions in memcached (php-memcached), written by a real PHP', () => {
+// Without the memcached daemon (.ci/run installs it) these fail; PHP and its extensions are asked for as services are.
+describe.skipIf(missingPhp('memcached', 'igbinary'))('PHP sessions in memcached (php-memcached), written by a real PHP', () => {
   const servers: MemcachedProcess[] = [];
   const phps: PhpServer[] = [];
   let scratch: string;

@@ -8,7 +8,15 @@ import { phpPdoStore } from '../../src/php-session/php-pdo-store.js';
 import { sqlConnection, type SqlConnection } from '../../src/php-session/pdo-connection.js';
 import { DEFAULT_PDO_COLUMNS, parsePdoSavePath } from '../../src/php-session/pdo-table.js';
 import { iniFlags, phpFixtures, phpServer, type PhpServer } from '../../src/testing/php-server.js';
-import { missing, pdoSessionTable, serviceUrls, temporaryDirs, type PdoSessionTable } from '../../src/testing/index.js';
+import {
+  missing,
+  missingPhp,
+  pdoExtension,
+  pdoSessionTable,
+  serviceUrls,
+  temporaryDirs,
+  type PdoSessionTable,
+} from '../../src/testing/index.js';
 import type { SqlEngine } from '../../src/activity-log/activity-log-url.js';
 
 interface Shown {
@@ -27,7 +35,7 @@ describe.each<[SqlEngine, string | undefined]>([
   ['postgres', urls.postgres],
   ['mysql', urls.mysql],
 ])('a PHP request holding its session row locked (LOCK_TRANSACTIONAL) on %s', (engine, url) => {
-  const skipped = missing(`${engine} (TEST_${engine === 'mysql' ? 'MYSQL' : 'POSTGRES'}_URL)`, url);
+  const skipped = missingPhp(pdoExtension(engine)) || missing(`${engine} (TEST_${engine === 'mysql' ? 'MYSQL' : 'POSTGRES'}_URL)`, url);
   let table: PdoSessionTable;
   let php: PhpServer;
   let scratch: string;

@@ -9,7 +9,15 @@ import { phpPdoStore } from '../../src/php-session/php-pdo-store.js';
 import { sqlConnection, type SqlConnection, type SqlRow } from '../../src/php-session/pdo-connection.js';
 import { DEFAULT_PDO_COLUMNS, parsePdoSavePath } from '../../src/php-session/pdo-table.js';
 import { iniFlags, phpFixtures, phpServer, type PhpServer } from '../../src/testing/php-server.js';
-import { missing, pdoSessionTable, serviceUrls, temporaryDirs, type PdoSessionTable } from '../../src/testing/index.js';
+import {
+  missing,
+  missingPhp,
+  pdoExtension,
+  pdoSessionTable,
+  serviceUrls,
+  temporaryDirs,
+  type PdoSessionTable,
+} from '../../src/testing/index.js';
 import type { SqlEngine } from '../../src/activity-log/activity-log-url.js';
 
 interface Shown {
@@ -27,7 +35,9 @@ const ENGINES: Array<[SqlEngine, string | undefined]> = [
 
 // .ci/run installs php-pgsql, php-mysql and php-sqlite3; PostgreSQL and MariaDB run on every machine.
 describe.each(ENGINES)('PHP sessions in a PDO session table on %s, written by a real PHP', (engine, url) => {
-  const skipped = engine !== 'sqlite' && missing(`${engine} (TEST_${engine === 'mysql' ? 'MYSQL' : 'POSTGRES'}_URL)`, url);
+  const skipped =
+    missingPhp(pdoExtension(engine), 'igbinary') ||
+    (engine !== 'sqlite' && missing(`${engine} (TEST_${engine === 'mysql' ? 'MYSQL' : 'POSTGRES'}_URL)`, url));
   let table: PdoSessionTable;
   /** The store over this table, bounded at 4 KiB, its driver wrapped by `wrap` (to see what it answers or how often it is asked). */
   const storeOver = (wrap: (real: SqlConnection) => SqlConnection) =>

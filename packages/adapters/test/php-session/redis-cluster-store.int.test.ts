@@ -7,10 +7,10 @@ import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionUnavailableError } from '@cotizaciones/core';
 import { decodePhpSession, phpSessions, type PhpSessionProblem, type PhpSessionsOptions } from '../../src/php-session.js';
-import { iniFlags, phpAvailable, phpFixtures, phpServer, type PhpServer } from '../../src/testing/php-server.js';
+import { iniFlags, phpFixtures, phpServer, type PhpServer } from '../../src/testing/php-server.js';
 import { redisClusterAvailable, redisClusterProcess, type RedisClusterProcess } from '../../src/testing/redis-cluster-process.js';
 import { redisCommandsDuring } from '../../src/testing/redis-monitor.js';
-import { missing } from '../../src/testing/index.js';
+import { missing, missingPhp } from '../../src/testing/index.js';
 
 interface Shown {
   id: string;
@@ -20,7 +20,7 @@ interface Shown {
 const PREFIX = 'PHPREDIS_CLUSTER_SESSION:';
 const FORMATS = ['php', 'igbinary'] as const;
 
-describe.skipIf(missing('php', phpAvailable()) || missing('redis-server and redis-cli', redisClusterAvailable()))(
+describe.skipIf(missingPhp('redis', 'igbinary') || missing('redis-server and redis-cli', redisClusterAvailable()))(
   'PHP sessions in a Redis Cluster (phpredis rediscluster), written by a real PHP',
   () => {
     let cluster: RedisClusterProcess;
@@ -282,7 +282,7 @@ describe.skipIf(missing('php', phpAvailable()) || missing('redis-server and redi
   },
 );
 
-describe.skipIf(missing('php', phpAvailable()) || missing('redis-server and redis-cli', redisClusterAvailable()))(
+describe.skipIf(missingPhp('redis', 'igbinary') || missing('redis-server and redis-cli', redisClusterAvailable()))(
   'a Redis Cluster with a password',
   () => {
     const password = 'pa ss&wörd';
@@ -325,7 +325,7 @@ describe.skipIf(missing('php', phpAvailable()) || missing('redis-server and redi
   },
 );
 
-describe.skipIf(missing('php', phpAvailable()) || missing('redis-server and redis-cli', redisClusterAvailable()))(
+describe.skipIf(missingPhp('redis', 'igbinary') || missing('redis-server and redis-cli', redisClusterAvailable()))(
   'a failover in a Redis Cluster with replicas',
   () => {
     let cluster: RedisClusterProcess;

@@ -14,11 +14,11 @@ import {
   type PhpSessionProblem,
   type PhpSessionsOptions,
 } from '../../src/php-session.js';
-import { freePort, iniFlags, phpAvailable, phpFixtures, phpServer, type PhpServer } from '../../src/testing/php-server.js';
+import { freePort, iniFlags, phpFixtures, phpServer, type PhpServer } from '../../src/testing/php-server.js';
 import { restartablePort } from '../../src/testing/restartable-port.js';
 import { redisCommandsDuring } from '../../src/testing/redis-monitor.js';
 import { redisProcess, redisServerAvailable } from '../../src/testing/redis-process.js';
-import { missing } from '../../src/testing/index.js';
+import { missing, missingPhp } from '../../src/testing/index.js';
 
 interface Shown {
   id: string;
@@ -28,7 +28,7 @@ interface Shown {
 const DATABASE = 2;
 const PREFIX = 'app1_';
 
-describe.skipIf(missing('php', phpAvailable()) || missing('redis-server', redisServerAvailable()))(
+describe.skipIf(missingPhp('redis', 'igbinary') || missing('redis-server', redisServerAvailable()))(
   'PHP sessions in Redis (phpredis), written by a real PHP',
   () => {
     let server: ReturnType<typeof redisProcess>;
