@@ -1,6 +1,7 @@
 import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import type * as fs from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
 import type { ActivityEntry } from '@cotizaciones/core';
 import { openSpool } from '../src/activity-log/activity-spool.js';
@@ -15,7 +16,7 @@ import { temporaryDirs } from '../src/testing/temporary-dir.js';
  */
 const refusedPaths = vi.hoisted(() => new Set<string>());
 vi.mock('node:fs', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('node:fs')>();
+  const actual = await importOriginal<typeof fs>();
   const openSync = ((path: string, ...rest: unknown[]) => {
     if (refusedPaths.has(String(path))) throw Object.assign(new Error(`EACCES: permission denied, open '${path}'`), { code: 'EACCES' });
     return (actual.openSync as (...args: unknown[]) => number)(path, ...rest);
