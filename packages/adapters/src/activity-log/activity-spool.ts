@@ -3,10 +3,9 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ActivityEntry } from '@cotizaciones/core';
 import type { Refusal } from './dead-letter-line.js';
-import { entryCheckFailure } from './entry-checks.js';
-import { setAsideIds } from './set-aside-ids.js';
 import { createSegment, entryLine, type SpoolSegment } from './spool-segment.js';
 import { NOTHING_SKIPPED, takeOverSegments, type SkippedNames } from './spool-take-over.js';
+import { sortTakenOver, type HeldEntry } from './taken-over-entries.js';
 
 /** Where an entry is in the spool: what acknowledges it. */
 export interface SpoolTicket {
@@ -109,23 +108,17 @@ export function openSpool(dir: string, options: SpoolOptions = {}): ActivitySpoo
   if (options.adopt ?? true) {
     const taken = takeOverSegments(dir);
     unreadable = taken.unreadable;
-    const ids = new Set(taken.segments.flatMap(({ pending }) => pending.flatMap(({ entry }) => entry.requestId ?? [])));
-    const setAside = options.deadLetterFile === undefined ? new Set<string>() : setAsideIds(options.deadLetterFile, ids);
-    let alreadySetAside = 0;
-    for (const { segment, pending } of taken.segments) {
-      for (const { entry, index } of pending) {
-        const ticket: SpoolTicket = { segment, index, requestId: entry.requestId, lost: false };
-        const reason = entryCheckFailure(entry);
-        if (entry.requestId !== undefined && setAside.has(entry.requestId)) {
-          segment.acknowledge(index, entry.requestId);
-          alreadySetAside += 1;
-        } else if (reason !== undefined) failing.push({ entry, ticket, reason });
-        else adopted.push({ entry, ticket });
-      }
-      if (segment.commit()) segment.remove();
-      else held.push(segment);
-    }
-    takeOver = { skipped: taken.skipped, skippedNames: taken.skippedNames, failedChecks: failing.length, alreadySetAside };
+    const sorted = sortTakenOver(taken.segments, options.deadLetterFile);
+    held.push(...sorted.held);
+    const ticket = ({ segment, index, entry }: HeldEntry): SpoolTicket => ({ segment, index, requestId: entry.requestId, lost: false });
+    for (const kept of sorted.forward) adopted.push({ entry: kept.entry, ticket: ticket(kept) });
+    for (const kept of sorted.failing) failing.push({ entry: kept.entry, ticket: ticket(kept), reason: kept.reason });
+    takeOver = {
+      skipped: taken.skipped,
+      skippedNames: taken.skippedNames,
+      failedChecks: failing.length,
+      alreadySetAside: sorted.alreadySetAside,
+    };
   }
   let active: SpoolSegment | undefined;
   let batch: Batch | undefined;
