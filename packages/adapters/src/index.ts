@@ -20,7 +20,8 @@ export { openActivityLog, type OpenActivityLogOptions, type OpenedActivityLog } 
 export { ActivityStoreError, isRefusal, type StoreFailure } from './activity-log/activity-store-error.js';
 export { traceHeaders } from './upstream/trace-headers.js';
 export { deadLetterFile, type DeadLetter } from './activity-log/dead-letter-file.js';
-export { openSpool, SPOOL_MAX_BYTES, type ActivitySpool, type SpoolOptions } from './activity-log/activity-spool.js';
+export { openSpool, SPOOL_MAX_BYTES, type ActivitySpool, type SpoolOptions, type TakeOverReport } from './activity-log/activity-spool.js';
+export { entryLine } from './activity-log/spool-segment.js';
 export type { Clock } from './activity-log/clock.js';
 export { lazyActivityLogStore } from './activity-log/lazy-activity-log-store.js';
 export { entryOfRecord, entryRecord, type EntryRecord } from './activity-log/entry-record.js';

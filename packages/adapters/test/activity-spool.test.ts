@@ -4,6 +4,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { ActivityEntry } from '@cotizaciones/core';
 import { openSpool, type ActivitySpool } from '../src/activity-log/activity-spool.js';
 import { entryLine } from '../src/activity-log/spool-segment.js';
+import { FORMAT_LINE } from '../src/activity-log/spool-format.js';
 import type * as flock from '../src/fs/flock.js';
 import { sampleEntry } from '../src/testing/index.js';
 import { temporaryDirs } from '../src/testing/temporary-dir.js';
@@ -78,10 +79,10 @@ describe('activity spool', () => {
       return appended.written;
     });
     const [name] = segments(dir);
-    expect(readFileSync(join(dir, name!), 'utf8')).toBe('');
+    expect(readFileSync(join(dir, name!), 'utf8')).toBe(FORMAT_LINE);
     expect(new Set(written).size).toBe(1);
     expect(await written[0]).toEqual({ kept: true, entries: 3 });
-    expect(readFileSync(join(dir, name!), 'utf8')).toBe(list.map(entryLine).join(''));
+    expect(readFileSync(join(dir, name!), 'utf8')).toBe(FORMAT_LINE + list.map(entryLine).join(''));
 
     const next = spool.append(entries(1, 4)[0]!);
     expect(next.ok && next.written).not.toBe(written[0]);
@@ -198,7 +199,7 @@ describe('activity spool', () => {
       readFileSync(path, 'utf8')
         .split('\n')
         .map((line) => line.slice(0, 7)),
-    ).toEqual(['{"e":{"', '{"e":{"', '{"ack":', '']);
+    ).toEqual(['{"spool', '{"e":{"', '{"e":{"', '{"done"', '']);
     second.close();
     const third = openSpool(dir);
     expect(ids(third.adopted)).toEqual([2n]);
@@ -216,7 +217,7 @@ describe('activity spool', () => {
     const path = join(dir, name!);
     // The first entry's line becomes one no reader can take (a hand edit, or a later release's record).
     const lines = readFileSync(path, 'utf8').split('\n');
-    writeFileSync(path, ['{"e":{"unknown":true}}', ...lines.slice(1)].join('\n'));
+    writeFileSync(path, [lines[0], '{"e":{"unknown":true}}', ...lines.slice(2)].join('\n'));
 
     const second = openSpool(dir);
     expect(ids(second.adopted)).toEqual([2n, 4n]);
@@ -226,7 +227,7 @@ describe('activity spool', () => {
     expect(segments(dir)).toEqual([]);
   });
 
-  it("an acknowledgement line damaged at its start is skipped without taking an entry's place", async () => {
+  it('an acknowledgement line damaged at its start is skipped: the entries it named are forwarded again (the store is asked first), no other is skipped', async () => {
     const dir = join(temporaryDir('spool-'), 'spool');
     const first = openSpool(dir);
     /** Appends the entries and waits until their turn's line are written. */
@@ -235,7 +236,7 @@ describe('activity spool', () => {
       await new Promise((resolve) => setImmediate(resolve));
       return tickets;
     };
-    // The file: e1, e2, {"ack":1}, e3, e4, {"ack":1,"done":[3]}.
+    // The file: its format, e1, e2, {"done":["req-1"]}, e3, e4, {"done":["req-4"]}.
     const [one] = await appendWritten(entries(2));
     first.acknowledge([one!]);
     const [, four] = await appendWritten(entries(2, 3));
@@ -244,12 +245,21 @@ describe('activity spool', () => {
     const [name] = segments(dir);
     const path = join(dir, name!);
     const lines = readFileSync(path, 'utf8').split('\n');
-    expect(lines.map((line) => line.slice(0, 7))).toEqual(['{"e":{"', '{"e":{"', '{"ack":', '{"e":{"', '{"e":{"', '{"ack":', '']);
-    lines[2] = `\u0000${lines[2]!.slice(1)}`;
+    expect(lines.map((line) => line.slice(0, 7))).toEqual([
+      '{"spool',
+      '{"e":{"',
+      '{"e":{"',
+      '{"done"',
+      '{"e":{"',
+      '{"e":{"',
+      '{"done"',
+      '',
+    ]);
+    lines[3] = `\u0000${lines[3]!.slice(1)}`;
     writeFileSync(path, lines.join('\n'));
 
     const second = openSpool(dir);
-    expect(ids(second.adopted)).toEqual([2n, 3n]);
+    expect(ids(second.adopted)).toEqual([1n, 2n, 3n]);
     expect(second.unreadable).toBe(1);
     second.close();
   });
@@ -257,7 +267,7 @@ describe('activity spool', () => {
   it('past its bound takes no more entries, and takes them again once acknowledged ones leave', () => {
     const dir = join(temporaryDir('spool-'), 'spool');
     const line = Buffer.byteLength(entryLine(entries(1)[0]!));
-    const spool = openSpool(dir, { maxBytes: line * 3 + 10, segmentBytes: line });
+    const spool = openSpool(dir, { maxBytes: (FORMAT_LINE.length + line) * 3 + 10, segmentBytes: line });
     const tickets = appendAll(spool, entries(3));
     expect(spool.append(entries(1, 4)[0]!)).toEqual({ ok: false, reason: 'full' });
     spool.acknowledge(tickets.slice(0, 2));
@@ -269,7 +279,7 @@ describe('activity spool', () => {
     const dir = join(temporaryDir('spool-'), 'spool');
     const line = Buffer.byteLength(entryLine(entries(1)[0]!));
     // The default segment size (8 MiB) is far above this bound: the segment being written to never fills.
-    const spool = openSpool(dir, { maxBytes: line * 3 + 10, syncIntervalMs: 0 });
+    const spool = openSpool(dir, { maxBytes: FORMAT_LINE.length + line * 3 + 10, syncIntervalMs: 0 });
     const tickets = appendAll(spool, entries(3));
     const last = spool.append(entries(1, 4)[0]!);
     expect(last).toEqual({ ok: false, reason: 'full' });

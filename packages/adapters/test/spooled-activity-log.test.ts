@@ -1,8 +1,10 @@
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ActivityEntry } from '@cotizaciones/core';
-import { ActivityStoreError, bufferedActivityLog, type ActivityLogProblem, type DeadLetter } from '../src/index.js';
+import { ActivityStoreError, bufferedActivityLog, deadLetterFile, type ActivityLogProblem, type DeadLetter } from '../src/index.js';
+import { replayDeadLetterFile } from '../src/activity-log/replay-dead-letter.js';
+import type { ReplayStore } from '../src/activity-log/replay-entries.js';
 import { openSpool } from '../src/activity-log/activity-spool.js';
 import type { WritableStore } from '../src/activity-log/activity-writer.js';
 import { sampleEntry } from '../src/testing/index.js';
@@ -47,6 +49,12 @@ function storeByRequestId() {
   };
   return { store, rows, state };
 }
+
+/** The part of the store a replay uses. */
+const replayable = (store: WritableStore): ReplayStore => ({
+  write: (batch) => store.write(batch),
+  storedRequestIds: (requestIds) => store.storedRequestIds!(requestIds),
+});
 
 function memoryDeadLetter() {
   const kept: ActivityEntry[] = [];
@@ -203,5 +211,95 @@ describe('the activity log over a spool', () => {
     await log.close(1_000);
     expect(ids(rows)).toEqual(ids(entries(20)));
     expect(log.stats().spooled + log.stats().spoolSkipped).toBe(20);
+  });
+
+  it('a power loss zeroing a region across the newline between an entry and an acknowledgement: the next start leaves each entry once in the store', async () => {
+    const dir = spoolDir();
+    const { store, rows } = storeByRequestId();
+    const [one, two, three, four, five] = entries(5);
+    const killed = openSpool(dir, { syncIntervalMs: 0 });
+    const turn = async (list: readonly ActivityEntry[]) => {
+      const tickets = list.map((entry) => {
+        const appended = killed.append(entry);
+        if (!appended.ok) throw new Error('not spooled');
+        return appended.ticket;
+      });
+      await new Promise((resolve) => setImmediate(resolve));
+      return tickets;
+    };
+    // Stored: 1, 2 and 3; acknowledged: 1 (right after 2's line) and 3; 2's acknowledgement was never written.
+    const [first] = await turn([one!, two!]);
+    rows.push(one!, two!);
+    killed.acknowledge([first!]);
+    const [third] = await turn([three!, four!, five!]);
+    rows.push(three!);
+    killed.acknowledge([third!]);
+    killed.close();
+    const [name] = readdirSync(dir);
+    const path = join(dir, name!);
+    const content = readFileSync(path, 'latin1');
+    // The end of 2's line, its newline and the start of the acknowledgement after it, zeroed.
+    const from = content.indexOf(`"userAgent":"vitest"}}\n{`, content.indexOf('"requestId":"req-2"'));
+    const to = from + `"userAgent":"vitest"}}\n{`.length;
+    expect(from).toBeGreaterThan(0);
+    writeFileSync(
+      path,
+      Buffer.concat([Buffer.from(content.slice(0, from), 'latin1'), Buffer.alloc(to - from), Buffer.from(content.slice(to), 'latin1')]),
+    );
+
+    const log = bufferedActivityLog(store, { spool: openSpool(dir) });
+    await log.close(1_000);
+    expect(ids(rows).sort((a, b) => Number(a - b))).toEqual(ids(entries(5)));
+  });
+
+  describe('an entry set aside but not acknowledged when the process died: written once by the next start and a replay', () => {
+    /** As a process killed between the dead-letter appends and their acknowledgements leaves it: 4 entries spooled, the first 2 set aside. */
+    const killedAfterSetAside = async () => {
+      const dir = spoolDir();
+      const deadLetterPath = join(dir, '..', 'dead.jsonl');
+      const killed = openSpool(dir);
+      for (const entry of entries(4)) killed.append(entry);
+      await new Promise((resolve) => setImmediate(resolve));
+      const deadLetter = deadLetterFile(deadLetterPath);
+      for (const entry of entries(2)) await deadLetter.append(entry, { code: 'QUEUE_FULL', reason: 'the queue was full' });
+      killed.close();
+      return { dir, deadLetterPath, deadLetter };
+    };
+    const start = async (dir: string, deadLetterPath: string, deadLetter: DeadLetter, store: WritableStore) => {
+      const log = bufferedActivityLog(store, { spool: openSpool(dir, { deadLetterFile: deadLetterPath }), deadLetter });
+      await log.close(5_000);
+    };
+
+    it('the replay runs while the start is between its lookup in the store and its write', async () => {
+      const { dir, deadLetterPath, deadLetter } = await killedAfterSetAside();
+      const { store, rows } = storeByRequestId();
+      const replayInBetween: WritableStore = {
+        ...store,
+        async storedRequestIds(requestIds) {
+          const held = await store.storedRequestIds!(requestIds);
+          await replayDeadLetterFile(deadLetterPath, replayable(store));
+          return held;
+        },
+      };
+      await start(dir, deadLetterPath, deadLetter, replayInBetween);
+      await replayDeadLetterFile(deadLetterPath, replayable(store));
+      expect(ids(rows).sort((a, b) => Number(a - b))).toEqual(ids(entries(4)));
+    });
+
+    it('the start runs while the replay is between its lookup in the store and its write', async () => {
+      const { dir, deadLetterPath, deadLetter } = await killedAfterSetAside();
+      const { store, rows } = storeByRequestId();
+      const startInBetween: WritableStore = {
+        ...store,
+        async storedRequestIds(requestIds) {
+          const held = await store.storedRequestIds!(requestIds);
+          await start(dir, deadLetterPath, deadLetter, store);
+          return held;
+        },
+      };
+      await replayDeadLetterFile(deadLetterPath, replayable(startInBetween));
+      expect(ids(rows).sort((a, b) => Number(a - b))).toEqual(ids(entries(4)));
+      expect(readdirSync(dir)).toEqual([]);
+    });
   });
 });

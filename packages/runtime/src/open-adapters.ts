@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import type { UseCaseDeps } from '@cotizaciones/core';
 import { openActivityLog, type BufferedActivityLog, type ReadableActivityLogStore } from '@cotizaciones/adapters';
+import { reportSpoolTakeOver } from './spool-take-over-report.js';
 import { reportActivityProblem } from './activity-problems.js';
 import { describeUpstream, openTokenSource, openUpstream } from './open-upstream.js';
 import { failedChecks, readinessCheck, type Finding } from './readiness-check.js';
@@ -64,6 +65,7 @@ export async function openAdapters(config: RuntimeConfig, log: Log, options: Ope
     traced: config.tracing.enabled,
     beforeWrite: options.beforeActivityWrite,
     onProblem: (problem) => reportActivityProblem(log, problem),
+    onSpoolTakeOver: (report) => reportSpoolTakeOver(log, report),
     onConnectionError: (error) => log.warn({ err: error }, 'activity log connection lost'),
   });
 

@@ -1,13 +1,18 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ActivityEntry } from '@cotizaciones/core';
-import { adoptSegment, createSegment, entryLine, type SpoolSegment } from './spool-segment.js';
+import type { Refusal } from './dead-letter-line.js';
+import { createSegment, entryLine, type SpoolSegment } from './spool-segment.js';
+import { NOTHING_SKIPPED, takeOverSegments, type SkippedNames } from './spool-take-over.js';
+import { sortTakenOver, type HeldEntry } from './taken-over-entries.js';
 
 /** Where an entry is in the spool: what acknowledges it. */
 export interface SpoolTicket {
   readonly segment: SpoolSegment;
   readonly index: number;
+  /** The entry's request id: what its acknowledgement names. */
+  readonly requestId: string | undefined;
   /** Its line was not written (the disk refused the turn's write): the entry is held in memory only. */
   readonly lost: boolean;
 }
@@ -45,14 +50,27 @@ export interface ActivitySpool {
   acknowledge(tickets: readonly SpoolTicket[]): void;
   /** The entries of the segments taken over at open, oldest first. */
   readonly adopted: readonly AdoptedEntry[];
-  /** Lines of those segments that held no entry (a write cut short by a crash): skipped. */
+  /** Lines of those segments that held no entry (a write cut short by a crash, a damaged region): skipped. */
   readonly unreadable: number;
+  /** What else the take-over at open found: see {@link TakeOverReport}. */
+  readonly takeOver: TakeOverReport;
   /** Bytes in the segments this process holds (its own and those it took over). */
   bytes(): number;
   /** Its bound (ACTIVITY_LOG_SPOOL_MAX_BYTES): past it entries are no longer spooled. */
   readonly maxBytes: number;
   /** Releases every segment: the done ones are removed, the others kept for the next process. How many entries they still hold. */
   close(): number;
+}
+
+/** What the take-over at open found besides the entries it hands back: for the log. */
+export interface TakeOverReport {
+  /** Names in the folder skipped (left as they are): not a regular file, not readable, or of an unknown format. */
+  readonly skipped: SkippedNames;
+  readonly skippedNames: readonly string[];
+  /** Entries that fail the replay's checks (entry-checks): never written, set aside (or, without `setAside`, left in their segment). */
+  readonly failedChecks: number;
+  /** Entries the dead-letter file holds already (set aside before the stop, not yet acknowledged): the replay's to write, done here. */
+  readonly alreadySetAside: number;
 }
 
 export interface SpoolOptions {
@@ -64,6 +82,10 @@ export interface SpoolOptions {
   readonly adopt?: boolean;
   /** How often what was appended is synced to the disk (fdatasync, in the thread pool); 0: never. */
   readonly syncIntervalMs?: number;
+  /** The dead-letter file: a taken-over entry it holds (by request id) is done, not forwarded. */
+  readonly deadLetterFile?: string | undefined;
+  /** Where taken-over entries that fail the checks go; each is acknowledged once this resolves. */
+  readonly setAside?: ((entry: ActivityEntry, refusal: Refusal) => Promise<unknown>) | undefined;
 }
 
 /** ACTIVITY_LOG_SPOOL_MAX_BYTES's default. */
@@ -80,22 +102,23 @@ export function openSpool(dir: string, options: SpoolOptions = {}): ActivitySpoo
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const held: SpoolSegment[] = [];
   const adopted: AdoptedEntry[] = [];
+  const failing: Array<AdoptedEntry & { readonly reason: string }> = [];
   let unreadable = 0;
+  let takeOver: TakeOverReport = { skipped: NOTHING_SKIPPED, skippedNames: [], failedChecks: 0, alreadySetAside: 0 };
   if (options.adopt ?? true) {
-    // Sorted by name, which starts with the creation time: the oldest entries go first.
-    for (const name of readdirSync(dir)
-      .filter((file) => file.endsWith(SUFFIX))
-      .sort()) {
-      const taken = adoptSegment(join(dir, name));
-      if (!taken) continue;
-      unreadable += taken.unreadable;
-      if (taken.segment.pending === 0) {
-        taken.segment.remove();
-        continue;
-      }
-      held.push(taken.segment);
-      for (const { entry, index } of taken.pending) adopted.push({ entry, ticket: { segment: taken.segment, index, lost: false } });
-    }
+    const taken = takeOverSegments(dir);
+    unreadable = taken.unreadable;
+    const sorted = sortTakenOver(taken.segments, options.deadLetterFile);
+    held.push(...sorted.held);
+    const ticket = ({ segment, index, entry }: HeldEntry): SpoolTicket => ({ segment, index, requestId: entry.requestId, lost: false });
+    for (const kept of sorted.forward) adopted.push({ entry: kept.entry, ticket: ticket(kept) });
+    for (const kept of sorted.failing) failing.push({ entry: kept.entry, ticket: ticket(kept), reason: kept.reason });
+    takeOver = {
+      skipped: taken.skipped,
+      skippedNames: taken.skippedNames,
+      failedChecks: failing.length,
+      alreadySetAside: sorted.alreadySetAside,
+    };
   }
   let active: SpoolSegment | undefined;
   let batch: Batch | undefined;
@@ -144,6 +167,7 @@ export function openSpool(dir: string, options: SpoolOptions = {}): ActivitySpoo
   const self: ActivitySpool = {
     adopted,
     unreadable,
+    takeOver,
     bytes: heldBytes,
     maxBytes,
     append(entry) {
@@ -173,6 +197,7 @@ export function openSpool(dir: string, options: SpoolOptions = {}): ActivitySpoo
       const ticket: BatchTicket = {
         segment: active,
         index: active.entries + batch.tickets.length,
+        requestId: entry.requestId,
         lost: false,
         unwritten: true,
         acknowledged: false,
@@ -191,7 +216,7 @@ export function openSpool(dir: string, options: SpoolOptions = {}): ActivitySpoo
           (ticket as BatchTicket).acknowledged = true;
           continue;
         }
-        ticket.segment.acknowledge(ticket.index);
+        ticket.segment.acknowledge(ticket.index, ticket.requestId);
         touched.add(ticket.segment);
       }
       for (const segment of touched) {
@@ -212,12 +237,22 @@ export function openSpool(dir: string, options: SpoolOptions = {}): ActivitySpoo
       return left;
     },
   };
+  // What fails the checks is never written: set aside as the replay keeps it, and done once kept.
+  const setAsideFailing = options.setAside;
+  if (setAsideFailing)
+    for (const { entry, ticket, reason } of failing)
+      void setAsideFailing(entry, { code: 'FAILED_CHECKS', reason }).then(
+        () => self.acknowledge([ticket]),
+        // Not kept (a disk error): it stays in its segment for the next start.
+        () => undefined,
+      );
   return self;
 }
 
 interface BatchTicket {
   readonly segment: SpoolSegment;
   readonly index: number;
+  readonly requestId: string | undefined;
   lost: boolean;
   /** In the turn's batch, its line not written yet. */
   unwritten: boolean;

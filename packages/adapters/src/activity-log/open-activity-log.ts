@@ -1,7 +1,8 @@
 import type { ReadableActivityLogStore } from './activity-log-store.js';
-import { openSpool } from './activity-spool.js';
+import { openSpool, type TakeOverReport } from './activity-spool.js';
 import { bufferedActivityLog, type BufferedActivityLog, type BufferedActivityLogOptions } from './buffered-activity-log.js';
 import { deadLetterFile } from './dead-letter-file.js';
+import { deadLetterLine } from './dead-letter-line.js';
 import { inMemoryActivityLogStore } from './in-memory-activity-log-store.js';
 import { lazyActivityLogStore } from './lazy-activity-log-store.js';
 import { sqlEngineOf } from './activity-log-url.js';
@@ -26,6 +27,8 @@ export interface OpenActivityLogOptions extends Omit<BufferedActivityLogOptions,
   readonly spoolMaxBytes?: number;
   /** Take over what stopped processes left in the spool (default true). */
   readonly adoptSpool?: boolean;
+  /** Told, at open, what the spool's take-over skipped, found set aside already, or found failing the checks (when any). */
+  readonly onSpoolTakeOver?: (report: TakeOverReport) => void;
   readonly onConnectionError?: (error: Error) => void;
 }
 
@@ -42,6 +45,7 @@ export function openActivityLog(url: string, options: OpenActivityLogOptions = {
     spool: spoolDir,
     spoolMaxBytes,
     adoptSpool,
+    onSpoolTakeOver,
     onConnectionError,
     ...buffering
   } = options;
@@ -53,7 +57,19 @@ export function openActivityLog(url: string, options: OpenActivityLogOptions = {
   const spool =
     spoolDir === undefined
       ? undefined
-      : openSpool(spoolDir, { ...(spoolMaxBytes === undefined ? {} : { maxBytes: spoolMaxBytes }), adopt: adoptSpool ?? true });
+      : openSpool(spoolDir, {
+          ...(spoolMaxBytes === undefined ? {} : { maxBytes: spoolMaxBytes }),
+          adopt: adoptSpool ?? true,
+          deadLetterFile: deadLetterPath,
+          // Taken-over entries that fail the checks: the only copy, set aside whatever the file's bound (or whole on stderr, as the log sets aside what nothing else takes).
+          setAside: (entry, refusal) =>
+            deadLetter
+              ? deadLetter.append(entry, refusal, { bounded: false })
+              : Promise.resolve(void process.stderr.write(deadLetterLine(entry, refusal, new Date()))),
+        });
+  const report = spool?.takeOver;
+  if (report && (Object.values(report.skipped).some((count) => count > 0) || report.failedChecks + report.alreadySetAside > 0))
+    onSpoolTakeOver?.(report);
   return { log: bufferedActivityLog(store, { ...buffering, deadLetter, spool }), store, engine: sqlEngineOf(url) ?? 'memory' };
 }
 

@@ -1,14 +1,14 @@
-import { closeSync, fdatasync, fstatSync, ftruncateSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fdatasync, fstatSync, ftruncateSync, lstatSync, openSync, unlinkSync, writeSync } from 'node:fs';
 import type { ActivityEntry } from '@cotizaciones/core';
 import { tryLock } from '../fs/flock.js';
-import { entryOfRecord, entryRecord } from './entry-record.js';
+import { entryRecord } from './entry-record.js';
+import { FORMAT_LINE, SPOOL_FORMAT } from './spool-format.js';
 
 /**
- * One file of the spool: JSON lines, appended to by one process, which holds an exclusive flock on
- * it for as long as it has the file open (the kernel releases it when the process dies, `kill -9`
- * included). An entry line is `{"e":<entry>}`; an acknowledgement line `{"ack":n,"done":[i,…]}` says
- * the first `n` entry lines of the file are done (stored, or set aside), and entries `i…` beyond them
- * too. A last line without its newline (a write cut short) is no line at all.
+ * One file of the spool: JSON lines (their format: {@link SPOOL_FORMAT}), appended to by one process,
+ * which holds an exclusive flock on it for as long as it has the file open (the kernel releases it
+ * when the process dies, `kill -9` included). A segment of format 1 taken over from the previous
+ * release is acknowledged in its own format.
  */
 export interface SpoolSegment {
   readonly path: string;
@@ -20,8 +20,8 @@ export interface SpoolSegment {
   readonly pending: number;
   /** Appends `count` entry lines (`lines`, each ending with its newline) in one write. Throws when they could not be written whole (nothing of them is left). */
   append(lines: string, count: number): void;
-  /** Marks entry `index` done; an acknowledgement line is written once a longer prefix is done (see {@link SpoolSegment.commit}). */
-  acknowledge(index: number): void;
+  /** Marks entry `index` (of request id `id`) done; the acknowledgement line is written by {@link SpoolSegment.commit}. */
+  acknowledge(index: number, id: string | undefined): void;
   /** Writes the acknowledgement line for what is done, if anything new is; true when every entry is done. */
   commit(): boolean;
   /** Asks the disk, in the thread pool, to keep what was appended since the last call (a power loss, not a crash, needs it). */
@@ -32,17 +32,11 @@ export interface SpoolSegment {
   release(): void;
 }
 
-/** An entry read back from a segment another process left, with its index there. */
-export interface SpooledEntry {
-  readonly entry: ActivityEntry;
-  readonly index: number;
-}
-
 export function entryLine(entry: ActivityEntry): string {
   return `{"e":${JSON.stringify(entryRecord(entry))}}\n`;
 }
 
-/** Creates a segment for this process, locked; throws if it cannot. */
+/** Creates a segment for this process, locked, its first line naming its format; throws if it cannot. */
 export function createSegment(path: string): SpoolSegment {
   const fd = openSync(path, 'wx', 0o600);
   // Between the create and the lock, a starting process may take the empty file over and remove it:
@@ -51,110 +45,40 @@ export function createSegment(path: string): SpoolSegment {
     closeSync(fd);
     throw new Error(`${path} was taken over by another process before it was locked`);
   }
-  return segment(path, fd, 0, 0, 0, new Set());
-}
-
-/**
- * Takes over a segment no live process holds: `undefined` when one does (its lock is held) or the
- * file is gone (another process took it over and removed it). Its entries not yet acknowledged come
- * back; unreadable lines (a write cut short by a crash) are skipped.
- */
-export function adoptSegment(path: string): { segment: SpoolSegment; pending: SpooledEntry[]; unreadable: number } | undefined {
-  let fd: number;
+  const created = segment(path, fd, { format: SPOOL_FORMAT, bytes: 0, entries: 0, acknowledged: 0, done: new Set() });
   try {
-    fd = openSync(path, 'r+');
+    created.append(FORMAT_LINE, 0);
   } catch (error) {
-    if (isCode(error, 'ENOENT')) return undefined;
+    created.release();
     throw error;
   }
-  try {
-    // Locked, and still the file of that name: one removed while we waited for nothing is done already.
-    if (!tryLock(fd, 'exclusive') || !sameFile(fd, path)) {
-      closeSync(fd);
-      return undefined;
-    }
-    const content = readFileSync(fd);
-    const { entries, positions, acknowledged, done, unreadable, complete } = readSegment(content);
-    let bytes = content.length;
-    if (complete < content.length) {
-      // A torn last line: cut it off, so an acknowledgement appended later starts on a line of its own.
-      ftruncateSync(fd, complete);
-      bytes = complete;
-    }
-    const pending = entries.filter(({ index }) => index >= acknowledged && !done.has(index));
-    const adopted = segment(path, fd, bytes, positions, acknowledged, done);
-    return { segment: adopted, pending, unreadable };
-  } catch (error) {
-    closeSync(fd);
-    throw error;
-  }
+  return created;
 }
 
-/**
- * What a segment's bytes hold: its entry lines in order, which are acknowledged (a prefix, and
- * others), and how many bytes end with a whole line. An entry's index is its line's place among the
- * lines that are not acknowledgements, readable or not, as the writing process counted them: one
- * unreadable line (a hand edit, a record a later release wrote) must not move the acknowledgements
- * of the lines after it onto their neighbours. `positions` counts those lines.
- */
-export function readSegment(content: Buffer): {
-  entries: SpooledEntry[];
-  positions: number;
-  acknowledged: number;
-  done: Set<number>;
-  unreadable: number;
-  complete: number;
-} {
-  const entries: SpooledEntry[] = [];
-  const done = new Set<number>();
-  let positions = 0;
-  let acknowledged = 0;
-  let unreadable = 0;
-  const complete = content.lastIndexOf(0x0a) + 1;
-  const text = content.subarray(0, complete).toString('utf8');
-  for (const line of text.split('\n')) {
-    if (line === '') continue;
-    const record = parsed(line);
-    if (record === undefined ? isDamagedAck(line) : typeof record.ack === 'number') {
-      if (typeof record?.ack === 'number') {
-        acknowledged = Math.max(acknowledged, record.ack);
-        if (Array.isArray(record.done)) for (const index of record.done) if (typeof index === 'number') done.add(index);
-      } else unreadable += 1;
-      continue;
-    }
-    const index = positions;
-    positions += 1;
-    const entry = entryOfRecord(record?.e);
-    if (entry) entries.push({ entry, index });
-    else {
-      // Nothing can forward it: done, so the segment can still end (the count goes to the log).
-      unreadable += 1;
-      done.add(index);
-    }
-  }
-  if (complete < content.length) unreadable += 1;
-  acknowledged = Math.min(acknowledged, positions);
-  for (const index of done) if (index < acknowledged || index >= positions) done.delete(index);
-  return { entries, positions, acknowledged, done, unreadable, complete };
+/** What a segment taken over holds, as read (see {@link readSegment}): where this process goes on from. */
+export interface SegmentState {
+  readonly format: 1 | 2;
+  /** Bytes in the file that end with a whole line (a torn last line is cut off). */
+  readonly bytes: number;
+  /** Entry lines, readable or not. */
+  readonly entries: number;
+  readonly acknowledged: number;
+  readonly done: Set<number>;
 }
 
-function parsed(line: string): { e?: unknown; ack?: unknown; done?: unknown } | undefined {
-  try {
-    const value: unknown = JSON.parse(line);
-    return typeof value === 'object' && value !== null ? value : {};
-  } catch {
-    return undefined;
-  }
+/** A segment taken over: `fd` is open for reading and writing and exclusively locked; the file is cut to `state.bytes`. */
+export function adoptedSegment(path: string, fd: number, state: SegmentState, fileBytes: number): SpoolSegment {
+  // A torn last line: cut it off, so an acknowledgement appended later starts on a line of its own.
+  if (state.bytes < fileBytes) ftruncateSync(fd, state.bytes);
+  return segment(path, fd, state);
 }
 
-/** A line that is not JSON was an acknowledgement if it says `"ack":` and holds no entry's last field. */
-function isDamagedAck(line: string): boolean {
-  return line.includes('"ack":') && !line.includes('"userAgent":');
-}
-
-function segment(path: string, fd: number, bytes: number, entries: number, acknowledged: number, done: Set<number>): SpoolSegment {
-  // `done`: entries done beyond the acknowledged prefix (out of order), by index; `fresh`: those not yet in an acknowledgement line.
-  let fresh: number[] = [];
+function segment(path: string, fd: number, state: SegmentState): SpoolSegment {
+  const { format, acknowledged, done } = state;
+  let { bytes, entries } = state;
+  // `done`: entries done beyond the done prefix (out of order), by index; `fresh`: those not yet in an
+  // acknowledgement line, by index, with their request id (what format 2 names them by).
+  let fresh: Array<{ index: number; id: string | undefined }> = [];
   let committed = acknowledged;
   let prefix = acknowledged;
   while (done.delete(prefix)) prefix += 1;
@@ -179,6 +103,21 @@ function segment(path: string, fd: number, bytes: number, entries: number, ackno
     }
     bytes += buffer.length;
   };
+  /** Format 1: the done prefix, and the entries done beyond it, by place. */
+  const placeAck = (): string | undefined => {
+    const beyond = fresh.flatMap(({ index }) => (index >= prefix ? [index] : []));
+    if (prefix <= committed && beyond.length === 0) return undefined;
+    return beyond.length > 0 ? `{"ack":${prefix},"done":[${beyond.join(',')}]}\n` : `{"ack":${prefix}}\n`;
+  };
+  /** Format 2: the entries done, by request id (one without is done in memory only: the checks of a take-over refuse it anyway). */
+  const identityAck = (): string | undefined => {
+    const ids = fresh.flatMap(({ id }) => (id === undefined ? [] : [id]));
+    if (ids.length === 0) {
+      fresh = [];
+      return undefined;
+    }
+    return `{"done":${JSON.stringify(ids)}}\n`;
+  };
   const self: SpoolSegment = {
     path,
     get bytes() {
@@ -194,17 +133,17 @@ function segment(path: string, fd: number, bytes: number, entries: number, ackno
       write(lines);
       entries += count;
     },
-    acknowledge(index) {
+    acknowledge(index, id) {
       if (index < prefix || done.has(index)) return;
       done.add(index);
-      fresh.push(index);
+      fresh.push({ index, id });
       while (done.delete(prefix)) prefix += 1;
     },
     commit() {
-      const beyond = fresh.filter((index) => index >= prefix);
-      if ((prefix > committed || beyond.length > 0) && open) {
+      const line = format === 1 ? placeAck() : identityAck();
+      if (line !== undefined && open) {
         try {
-          write(beyond.length > 0 ? `{"ack":${prefix},"done":[${beyond.join(',')}]}\n` : `{"ack":${prefix}}\n`);
+          write(line);
           committed = prefix;
           fresh = [];
         } catch {
@@ -240,16 +179,13 @@ function segment(path: string, fd: number, bytes: number, entries: number, ackno
   return self;
 }
 
-function sameFile(fd: number, path: string): boolean {
+/** Whether `fd` is the file named `path` (not a link to it: the name is not followed). */
+export function sameFile(fd: number, path: string): boolean {
   try {
     const opened = fstatSync(fd);
-    const named = statSync(path);
+    const named = lstatSync(path);
     return opened.ino === named.ino && opened.dev === named.dev;
   } catch {
     return false;
   }
-}
-
-function isCode(error: unknown, code: string): boolean {
-  return typeof error === 'object' && error !== null && 'code' in error && error.code === code;
 }
