@@ -1,5 +1,6 @@
 import type { ActivityEntry } from '@cotizaciones/core';
 import type { SqlEngine } from './activity-log-url.js';
+import type { ActivityStoreError } from './activity-store-error.js';
 
 /** Where activity entries end up. Writes are batches: one round trip per batch. */
 export interface ActivityLogStore {
@@ -9,6 +10,8 @@ export interface ActivityLogStore {
    * a limit of its own on a statement (MySQL's max_allowed_packet); undefined otherwise or not yet known.
    */
   maxBatchBytes?(): number | undefined;
+  /** Why this entry cannot be stored as it is, checked in memory against the table's column limits; undefined if it fits. */
+  refusalOf?(entry: ActivityEntry): ActivityStoreError | undefined;
   /** Resolves when the store answers (readiness). */
   ping(): Promise<void>;
   close(): Promise<void>;

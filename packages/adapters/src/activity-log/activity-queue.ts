@@ -14,7 +14,7 @@ export interface QueuedEntry {
    * Set when the entry failed alone while the store answered: it steps out of the batches (the writer's
    * count of written batches then), so the entries behind it go on.
    */
-  parkedAt?: number;
+  heldBackAt?: number;
 }
 
 /**
@@ -26,15 +26,15 @@ export interface ActivityQueue {
   /** Whether one more entry of `bytes` would pass a bound, or `share` of it (0 to 1). */
   full(bytes: number, share?: number): boolean;
   push(item: QueuedEntry): void;
-  /** The first entries not parked, at most `maxEntries` and `maxBytes` (always at least one, if any), from index `from`. */
+  /** The first entries not held back, at most `maxEntries` and `maxBytes` (always at least one, if any), from index `from`. */
   head(maxEntries: number, maxBytes: number, from?: number): QueuedEntry[];
-  /** The oldest parked entry for which `ready` holds. */
-  parked(ready: (item: QueuedEntry) => boolean): QueuedEntry | undefined;
+  /** The oldest held-back entry for which `ready` holds. */
+  heldBack(ready: (item: QueuedEntry) => boolean): QueuedEntry | undefined;
   /** Removes these entries (by identity). */
   remove(items: readonly QueuedEntry[]): void;
   /** Removes and returns everything. */
   takeAll(): QueuedEntry[];
-  /** The `created_at` (ms) of the oldest entry queued, parked or in a write under way included; undefined when empty. */
+  /** The `created_at` (ms) of the oldest entry queued, held back or in a write under way included; undefined when empty. */
   oldestCreatedAt(): number | undefined;
 }
 
@@ -58,14 +58,14 @@ export function activityQueue(maxEntries: number, maxBytes: number): ActivityQue
       let size = 0;
       for (let i = from; i < items.length && batch.length < maxCount; i += 1) {
         const item = items[i]!;
-        if (item.parkedAt !== undefined) continue;
+        if (item.heldBackAt !== undefined) continue;
         if (batch.length > 0 && size + item.bytes > maxSize) break;
         batch.push(item);
         size += item.bytes;
       }
       return batch;
     },
-    parked: (ready) => items.find((item) => item.parkedAt !== undefined && ready(item)),
+    heldBack: (ready) => items.find((item) => item.heldBackAt !== undefined && ready(item)),
     remove(removed) {
       if (removed.length === 0) return;
       // Usually the head, in order: the common case costs one splice.

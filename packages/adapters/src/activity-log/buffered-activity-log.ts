@@ -356,7 +356,7 @@ export function bufferedActivityLog(store: BoundedStore, options: BufferedActivi
         const { writing } = writer.inFlight();
         if (writing) await Promise.race([writing.catch(() => undefined), clock.sleep(IN_FLIGHT_GRACE_MS)]);
         const uncertain = new Set(writer.inFlight().entries);
-        writer.handOver();
+        writer.releaseInFlight();
         const rest = queue.takeAll();
         lost = rest.filter((item) => uncertain.has(item) && !inSpool(item)).length;
         const toSetAside = rest.filter((item) => !uncertain.has(item) && (!inSpool(item) || options.unwrittenAtClose === 'dead-letter'));
