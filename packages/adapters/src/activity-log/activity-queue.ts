@@ -23,8 +23,17 @@ export interface QueuedEntry {
  */
 export interface ActivityQueue {
   readonly length: number;
-  /** Whether one more entry of `bytes` would pass a bound, or `share` of it (0 to 1). */
+  /** Whether one more entry of `bytes` would pass a bound, or `share` of it (0 to 1), entries being set aside counted. */
   full(bytes: number, share?: number): boolean;
+  /**
+   * Counts an entry that left for the dead-letter file in the bounds until the returned release is
+   * called (its append done): entries waiting for the file take memory as queued ones do.
+   */
+  holdWhileSetAside(bytes: number): () => void;
+  /** Whether the entries waiting to be set aside alone fill a bound, one more of `bytes` with them. */
+  setAsideFull(bytes: number): boolean;
+  /** The bytes of the entries waiting to be set aside. */
+  setAsideBytes(): number;
   push(item: QueuedEntry): void;
   /** The first entries not held back, at most `maxEntries` and `maxBytes` (always at least one, if any), from index `from`. */
   head(maxEntries: number, maxBytes: number, from?: number): QueuedEntry[];
@@ -41,13 +50,28 @@ export interface ActivityQueue {
 export function activityQueue(maxEntries: number, maxBytes: number): ActivityQueue {
   let items: QueuedEntry[] = [];
   let bytes = 0;
+  const settingAside = { entries: 0, bytes: 0 };
   // Entries taken over from the spool (older than any recorded since the start) join behind new ones.
   let takenOver = 0;
   return {
     get length() {
       return items.length;
     },
-    full: (size, share = 1) => items.length >= maxEntries * share || bytes + size > maxBytes * share,
+    full: (size, share = 1) =>
+      items.length + settingAside.entries >= maxEntries * share || bytes + settingAside.bytes + size > maxBytes * share,
+    holdWhileSetAside(size) {
+      settingAside.entries += 1;
+      settingAside.bytes += size;
+      let held = true;
+      return () => {
+        if (!held) return;
+        held = false;
+        settingAside.entries -= 1;
+        settingAside.bytes -= size;
+      };
+    },
+    setAsideFull: (size) => settingAside.entries >= maxEntries || settingAside.bytes + size > maxBytes,
+    setAsideBytes: () => settingAside.bytes,
     push(item) {
       items.push(item);
       bytes += item.bytes;

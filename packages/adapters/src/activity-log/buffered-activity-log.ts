@@ -77,6 +77,8 @@ export type BoundedStore = WritableStore & { readonly maxBatchBytes?: () => numb
  *
  * A store that is unavailable is retried with backoff; meanwhile the queue holds `maxQueue` entries
  * and `maxQueueBytes`, and what does not fit goes to the dead-letter file, for the replay command.
+ * Entries waiting for their dead-letter append count in the same bounds; when they alone fill them,
+ * an entry past the queue's bound that the spool holds is left there for the next start.
  * Entries a stopped process left in the spool are forwarded each once (looked up by request id), as
  * half the queue has room: the others wait in the spool, not in the dead-letter file.
  */
@@ -110,7 +112,9 @@ export function bufferedActivityLog(store: BoundedStore, options: BufferedActivi
   /** Sets an entry aside; once it is out of our hands (kept, dropped at the bound, or logged) the spool lets it go. */
   const setAside = (item: QueuedEntry, refusal: Refusal, how: { refused: boolean; bounded: boolean }): Promise<SetAsideOutcome> => {
     beforeWrite();
+    const release = queue.holdWhileSetAside(item.bytes);
     return router.setAside(item.entry, refusal, how).then((outcome) => {
+      release();
       acknowledge([item]);
       return outcome;
     });
@@ -158,6 +162,10 @@ export function bufferedActivityLog(store: BoundedStore, options: BufferedActivi
       writer.wake();
       return;
     }
+    // The entries waiting for the dead-letter file fill the bound too (it falls behind): one the spool
+    // holds stays there, for the next start, rather than waiting in memory.
+    // (Counted at the close, in leftInSpool.)
+    if (deadLetter && queue.setAsideFull(item.bytes) && item.ticket && !item.ticket.lost) return;
     if (deadLetter) {
       void setAside(
         item,
