@@ -63,3 +63,20 @@ describe('a store that connects when it can', () => {
     expect(closedInner).toBe(1);
   });
 });
+
+describe("a store that connects when it can: the table's column limits", () => {
+  it("asks the connected store's refusalOf once it is connected; until then no entry is refused in memory", async () => {
+    const tooLong = new ActivityStoreError('refused', 'TOO_LONG', 'user_agent: 300 characters for VARCHAR(255)');
+    let up = false;
+    const inner = inMemoryActivityLogStore();
+    const store = lazyActivityLogStore(() =>
+      up ? Promise.resolve({ ...inner, refusalOf: () => tooLong }) : Promise.reject(new Error('connect ECONNREFUSED')),
+    );
+    await expect(store.ping()).rejects.toMatchObject({ failure: 'unavailable' });
+    expect(store.refusalOf?.(sampleEntry())).toBeUndefined();
+    up = true;
+    await store.ping();
+    expect(store.refusalOf?.(sampleEntry())).toBe(tooLong);
+    await store.close();
+  });
+});

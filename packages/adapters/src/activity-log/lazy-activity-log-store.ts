@@ -42,6 +42,8 @@ export function lazyActivityLogStore(open: () => Promise<ReadableActivityLogStor
       await (await connected()).write(entries);
     },
     maxBatchBytes: () => opened?.maxBatchBytes?.(),
+    // Known once connected (the table's column limits are read then): until then every entry is tried.
+    refusalOf: (entry) => opened?.refusalOf?.(entry),
     async ping() {
       await (await connected()).ping();
     },
