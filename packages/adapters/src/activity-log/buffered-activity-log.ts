@@ -15,7 +15,10 @@ import { closeActivityLog } from './close-protocol.js';
 export type { ActivityLogProblem, ActivityLogStats, EntryRef } from './activity-log-stats.js';
 
 export interface BufferedActivityLogOptions {
-  /** Entries held in memory at most; past it new entries go to the dead-letter file (or are dropped without one). */
+  /**
+   * Entries held in memory at most, those waiting for their dead-letter append included; past it new
+   * entries go to the dead-letter file (or are dropped without one).
+   */
   readonly maxQueue?: number;
   /** The same bound in bytes: 10 000 entries of 1 MiB each would not fit in memory. */
   readonly maxQueueBytes?: number;
@@ -162,9 +165,8 @@ export function bufferedActivityLog(store: BoundedStore, options: BufferedActivi
       writer.wake();
       return;
     }
-    // The entries waiting for the dead-letter file fill the bound too (it falls behind): one the spool
-    // holds stays there, for the next start, rather than waiting in memory.
-    // (Counted at the close, in leftInSpool.)
+    // The entries waiting for the dead-letter file alone fill the bound (it falls behind): one the
+    // spool holds stays there for the next start (counted at the close, in leftInSpool), not in memory.
     if (deadLetter && queue.setAsideFull(item.bytes) && item.ticket && !item.ticket.lost) return;
     if (deadLetter) {
       void setAside(
