@@ -103,6 +103,31 @@ describe('entries the store refuses cost O(1) writes after the first of a stretc
     expect(state.writes).toBeLessThanOrEqual(1.5 * 2_000);
   });
 
+  it('one refused entry in four, 500 waiting and more arriving, one for every two writes: every ordinary entry written within a few writes of the load ending', async () => {
+    const all = entries(2_500);
+    let arrived = 0;
+    const { store, rows, state } = refusingStore(refusedOneInFour);
+    const arriving: WritableStore = {
+      ...store,
+      write(batch) {
+        if (state.writes % 2 === 1 && arrived < all.length) void log.record(all[arrived++]!);
+        return store.write(batch);
+      },
+    };
+    const { deadLetter, kept } = memoryDeadLetter();
+    const log = bufferedActivityLog(arriving, { deadLetter, clock, lingerMs: 0 });
+    while (arrived < 500) void log.record(all[arrived++]!);
+    while (arrived < all.length) {
+      if (log.stats().queued === 0) void log.record(all[arrived++]!);
+      await turn();
+    }
+    const writesAtEnd = state.writes;
+    await log.flush();
+    expect(state.writes - writesAtEnd).toBeLessThanOrEqual(4);
+    expect(rows).toHaveLength(1_875);
+    expect(kept).toHaveLength(625);
+  });
+
   it('refusals that stop: batches grow back by doubling, to the full batch within a few clean writes', async () => {
     const { store, state } = refusingStore((entry) => entry.entityId <= 50n);
     const batches: number[] = [];
