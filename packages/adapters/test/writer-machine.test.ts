@@ -13,7 +13,7 @@ import {
 const settings: MachineSettings = { maxBatch: 500, retryMinMs: 100, retryMaxMs: 30_000 };
 
 const writing = (batchLimit: number): WriterState => ({ name: 'writing', batchLimit });
-const isolating = (suspects: number, batchLimit = 500): WriterState => ({ name: 'isolating', suspects, batchLimit });
+const isolating = (among: number, batchLimit = 500): WriterState => ({ name: 'isolating', among, batchLimit });
 type Resume = Extract<WriterState, { name: 'writing' | 'isolating' }>;
 const retry = (
   name: 'batch-failing' | 'store-unreachable',
@@ -53,9 +53,9 @@ const table: Array<[string, WriterState, WriterEvent, WriterState, WriterAction]
     writing(1),
     { kind: 'set-aside', as: 'refused' },
   ],
-  ['isolating: a clean half leaves the other half suspect', isolating(500), written(250), isolating(250), next],
-  ['isolating: the last suspects clean, writing resumes at its limit', isolating(1, 32), written(1), writing(32), next],
-  ['isolating: a refused half narrows the suspects', isolating(250), refused(125), isolating(125), next],
+  ['isolating: a clean half: the trouble is in the other half', isolating(500), written(250), isolating(250), next],
+  ['isolating: the last entries clean, writing resumes at its limit', isolating(1, 32), written(1), writing(32), next],
+  ['isolating: a refused half narrows the search', isolating(250), refused(125), isolating(125), next],
   ['isolating: the refused entry found alone', isolating(2), refused(1), writing(1), { kind: 'set-aside', as: 'refused' }],
   [
     'a failure while the store answers: tried again at once',
@@ -65,7 +65,7 @@ const table: Array<[string, WriterState, WriterEvent, WriterState, WriterAction]
     next,
   ],
   [
-    'isolating: a failure while the store answers keeps the suspects',
+    'isolating: a failure while the store answers keeps its entries',
     isolating(4),
     failed(2),
     retry('batch-failing', isolating(4), 1, 1, 0),
@@ -121,14 +121,14 @@ const table: Array<[string, WriterState, WriterEvent, WriterState, WriterAction]
     { kind: 'hold-back' },
   ],
   [
-    'a held-back suspect leaves the isolation one smaller',
+    'an entry held back while isolating: one fewer to search',
     retry('batch-failing', isolating(3), 1, 1, 0),
     failed(1),
     isolating(2),
     { kind: 'hold-back' },
   ],
   [
-    'the last suspect held back: writing resumes',
+    'the last entry searched held back: writing resumes',
     retry('batch-failing', isolating(1, 16), 1, 1, 0),
     failed(1),
     writing(16),

@@ -11,10 +11,10 @@ export type SteadyState =
    */
   | { readonly name: 'writing'; readonly batchLimit: number }
   /**
-   * A batch failed: its first `suspects` entries (at the head of the queue) hold the trouble, and
+   * A batch failed: the trouble is among the first `among` entries (at the head of the queue), and
    * batches halve within them until it is found alone; then writing resumes at `batchLimit`.
    */
-  | { readonly name: 'isolating'; readonly suspects: number; readonly batchLimit: number };
+  | { readonly name: 'isolating'; readonly among: number; readonly batchLimit: number };
 
 /** Tries of the head batch that failed as unavailable, in a row. */
 interface Retry {
@@ -88,7 +88,7 @@ export const initialState = (settings: MachineSettings): WriterState => ({ name:
 export function nextBatch(state: WriterState): { entries: number; linger: boolean } {
   const steady = steadyOf(state);
   if (!steady) return { entries: 0, linger: false };
-  if (steady.name === 'isolating') return { entries: Math.ceil(steady.suspects / 2), linger: false };
+  if (steady.name === 'isolating') return { entries: Math.ceil(steady.among / 2), linger: false };
   return { entries: steady.batchLimit, linger: state.name === 'writing' };
 }
 
@@ -112,7 +112,7 @@ export function transition(
 
     case 'refused':
       if (event.entries > 1)
-        return { state: { name: 'isolating', suspects: event.entries, batchLimit: steady.batchLimit }, action: { kind: 'next' } };
+        return { state: { name: 'isolating', among: event.entries, batchLimit: steady.batchLimit }, action: { kind: 'next' } };
       // Found alone: the stretch of refusals may go on, so batches stay at one entry until writes are clean.
       return { state: { name: 'writing', batchLimit: 1 }, action: { kind: 'set-aside', as: 'refused' } };
 
@@ -130,7 +130,7 @@ export function transition(
       const failuresWhileAnswering = answered ? retry.failuresWhileAnswering + 1 : 0;
       if (event.entries > 1 && failures >= FAILURES_BEFORE_SPLIT) {
         const split: Retry = {
-          resume: { name: 'isolating', suspects: event.entries, batchLimit: steady.batchLimit },
+          resume: { name: 'isolating', among: event.entries, batchLimit: steady.batchLimit },
           failures: 0,
           failuresWhileAnswering: 0,
           attempt: retry.attempt,
@@ -160,17 +160,17 @@ function retrying(answered: boolean, next: Retry): WriterState {
 
 function afterWritten(steady: SteadyState, entries: number, settings: MachineSettings): SteadyState {
   if (steady.name === 'isolating') {
-    const suspects = steady.suspects - entries;
-    return suspects > 0 ? { ...steady, suspects } : { name: 'writing', batchLimit: steady.batchLimit };
+    const among = steady.among - entries;
+    return among > 0 ? { ...steady, among } : { name: 'writing', batchLimit: steady.batchLimit };
   }
   // Grows only when batches were full: a quiet stream of single entries keeps it where it is.
   return { name: 'writing', batchLimit: Math.min(settings.maxBatch, Math.max(steady.batchLimit, entries * 2)) };
 }
 
-/** An entry stepped out of the head: one suspect fewer. */
+/** An entry stepped out of the head: the trouble is among one entry fewer. */
 function afterHeldBack(steady: SteadyState): SteadyState {
   if (steady.name !== 'isolating') return steady;
-  return steady.suspects > 1 ? { ...steady, suspects: steady.suspects - 1 } : { name: 'writing', batchLimit: steady.batchLimit };
+  return steady.among > 1 ? { ...steady, among: steady.among - 1 } : { name: 'writing', batchLimit: steady.batchLimit };
 }
 
 function retryDelay(attempt: number, diskFull: boolean, settings: MachineSettings): number {
