@@ -71,7 +71,7 @@ for (const { name, url, mysql } of engines) {
       return log.stats();
     }
 
-    const rows = async ({ store }: Opened) => (await store.recent(1000)).reverse();
+    const rows = async ({ store }: Opened) => (await store.recent(5000)).reverse();
     const deadLettered = ({ file }: Opened) =>
       readFileSync(file, 'utf8')
         .split('\n')
@@ -115,6 +115,45 @@ for (const { name, url, mysql } of engines) {
         notTried: 0,
       });
       expect(await rows(opened)).toHaveLength(77);
+    });
+
+    /** Records `count` entries as one backlog through a log whose store writes are counted; what it wrote and set aside. */
+    async function recordCounted({ store, file }: Opened, count: number) {
+      let writes = 0;
+      const log = bufferedActivityLog(
+        {
+          write(batch) {
+            writes += 1;
+            return store.write(batch);
+          },
+          ping: () => store.ping(),
+          close: () => Promise.resolve(),
+        },
+        { deadLetter: deadLetterFile(file), lingerMs: 0 },
+      );
+      const started = performance.now();
+      for (const entry of good(count, 1)) void log.record(entry);
+      await log.close(120_000);
+      return { writes, stats: log.stats(), seconds: (performance.now() - started) / 1000 };
+    }
+
+    it('a CHECK constraint refusing every entry (a bad migration): 2 000 set aside, one store write each after the first', async () => {
+      const opened = await open(false);
+      await runSql(target, `ALTER TABLE ${opened.table} ADD CONSTRAINT ${opened.table}_none CHECK (entity_id < 0)`);
+      const { writes, stats } = await recordCounted(opened, 2_000);
+      expect(stats).toMatchObject({ written: 0, deadLettered: 2_000, queued: 0 });
+      expect(deadLettered(opened)).toHaveLength(2_000);
+      // The first refused entry of a full batch of 500: at most one write per halving, and the batch itself.
+      expect(writes).toBeLessThanOrEqual(1_999 + Math.ceil(Math.log2(500)) + 1);
+    });
+
+    it('a CHECK constraint refusing one entry in four: every ordinary entry written, at most 1.5 store writes per entry', async () => {
+      const opened = await open(false);
+      await runSql(target, `ALTER TABLE ${opened.table} ADD CONSTRAINT ${opened.table}_quarter CHECK (MOD(entity_id, 4) <> 0)`);
+      const { writes, stats } = await recordCounted(opened, 2_000);
+      expect(stats).toMatchObject({ written: 1_500, deadLettered: 500, queued: 0 });
+      expect((await rows(opened)).map((row) => Number(row.entity_id) % 4).filter((rest) => rest === 0)).toEqual([]);
+      expect(writes).toBeLessThanOrEqual(1.5 * 2_000);
     });
 
     it(`a pre-existing table of the old schema${mysql ? ' in utf8mb3' : ''}: the good entries written, the refused ones set aside, replayed after the table is fixed`, async () => {

@@ -3,6 +3,8 @@ import type { ActivityEntry } from '@cotizaciones/core';
 import { ActivityStoreError, bufferedActivityLog, type DeadLetter } from '../src/index.js';
 import type { Clock } from '../src/activity-log/clock.js';
 import type { BoundedStore } from '../src/activity-log/buffered-activity-log.js';
+import { activityQueue } from '../src/activity-log/activity-queue.js';
+import { activityWriter } from '../src/activity-log/activity-writer.js';
 import { sampleEntry } from '../src/testing/index.js';
 
 /** A clock whose waits end on the next turn: each is noted, and time moves by it. */
@@ -146,5 +148,64 @@ describe('the activity writer: a full disk', () => {
     expect(ids(batches.flat())).toEqual(ids(all));
     expect(kept).toEqual([]);
     expect(Math.max(...slept)).toBe(1_000);
+  });
+});
+
+describe('the activity writer drives its machine', () => {
+  it('a scripted store (down, a lost connection, a clean half, a refused entry, a clean one): each state in turn, one backoff, the refused entry set aside', async () => {
+    const script: Array<'down' | 'lost' | 'refuse' | 'ok'> = ['down', 'lost', 'ok', 'refuse', 'ok'];
+    const seen: Array<{ state: string; batch: bigint[] }> = [];
+    let down = false;
+    const store: BoundedStore = {
+      write(batch) {
+        seen.push({ state: writer.state().name, batch: ids(batch) });
+        const step = script.shift();
+        down = step === 'down';
+        if (step === 'down' || step === 'lost')
+          return Promise.reject(new ActivityStoreError('unavailable', 'ECONNRESET', 'connection lost'));
+        if (step === 'refuse') return Promise.reject(new ActivityStoreError('refused', '23514', 'violates check constraint'));
+        return Promise.resolve();
+      },
+      ping: () => (down ? Promise.reject(new Error('ECONNREFUSED')) : Promise.resolve()),
+      close: () => Promise.resolve(),
+    };
+    const { clock, slept } = fakeClock();
+    const queue = activityQueue(100, Infinity);
+    const written: bigint[] = [];
+    const refused: bigint[] = [];
+    const writer = activityWriter({
+      store,
+      queue,
+      clock,
+      maxBatch: 4,
+      maxBatchBytes: () => Infinity,
+      lingerMs: 0,
+      retryMinMs: 100,
+      retryMaxMs: 1_000,
+      spans: undefined,
+      beforeWrite: () => undefined,
+      onWritten: (batch) => written.push(...ids(batch.map((item) => item.entry))),
+      onRefused: (item) => refused.push(item.entry.entityId),
+      onUnwritable: () => undefined,
+      onFailed: () => undefined,
+    });
+    for (let n = 1n; n <= 4n; n += 1n)
+      queue.push({ entry: sampleEntry({ entityId: n }), bytes: 100, ticket: undefined, maybeStored: false });
+    writer.wake();
+    await new Promise((resolve) => setImmediate(resolve));
+    await writer.idle();
+    expect(seen).toEqual([
+      { state: 'writing', batch: [1n, 2n, 3n, 4n] },
+      { state: 'store-unreachable', batch: [1n, 2n, 3n, 4n] },
+      { state: 'batch-failing', batch: [1n, 2n] },
+      { state: 'isolating', batch: [3n] },
+      { state: 'writing', batch: [4n] },
+    ]);
+    expect(slept).toEqual([100]);
+    expect(written).toEqual([1n, 2n, 4n]);
+    expect(refused).toEqual([3n]);
+    expect(writer.state()).toEqual({ name: 'writing', batchLimit: 2 });
+    writer.stop();
+    expect(writer.state()).toEqual({ name: 'stopped' });
   });
 });

@@ -14,7 +14,7 @@ export interface QueuedEntry {
    * Set when the entry failed alone while the store answered: it steps out of the batches (the writer's
    * count of written batches then), so the entries behind it go on.
    */
-  parkedAt?: number;
+  heldBackAt?: number;
 }
 
 /**
@@ -23,31 +23,55 @@ export interface QueuedEntry {
  */
 export interface ActivityQueue {
   readonly length: number;
-  /** Whether one more entry of `bytes` would pass a bound, or `share` of it (0 to 1). */
+  /** Whether one more entry of `bytes` would pass a bound, or `share` of it (0 to 1), entries being set aside counted. */
   full(bytes: number, share?: number): boolean;
+  /**
+   * Counts an entry that left for the dead-letter file in the bounds until the returned release is
+   * called (its append done): entries waiting for the file take memory as queued ones do.
+   */
+  holdWhileSetAside(bytes: number): () => void;
+  /** Whether the entries waiting to be set aside alone fill a bound, one more of `bytes` with them. */
+  setAsideFull(bytes: number): boolean;
+  /** The bytes of the entries waiting to be set aside. */
+  setAsideBytes(): number;
   push(item: QueuedEntry): void;
-  /** The first entries not parked, at most `maxEntries` and `maxBytes` (always at least one, if any), from index `from`. */
+  /** The first entries not held back, at most `maxEntries` and `maxBytes` (always at least one, if any), from index `from`. */
   head(maxEntries: number, maxBytes: number, from?: number): QueuedEntry[];
-  /** The oldest parked entry for which `ready` holds. */
-  parked(ready: (item: QueuedEntry) => boolean): QueuedEntry | undefined;
+  /** The oldest held-back entry for which `ready` holds. */
+  heldBack(ready: (item: QueuedEntry) => boolean): QueuedEntry | undefined;
   /** Removes these entries (by identity). */
   remove(items: readonly QueuedEntry[]): void;
   /** Removes and returns everything. */
   takeAll(): QueuedEntry[];
-  /** The `created_at` (ms) of the oldest entry queued, parked or in a write under way included; undefined when empty. */
+  /** The `created_at` (ms) of the oldest entry queued, held back or in a write under way included; undefined when empty. */
   oldestCreatedAt(): number | undefined;
 }
 
 export function activityQueue(maxEntries: number, maxBytes: number): ActivityQueue {
   let items: QueuedEntry[] = [];
   let bytes = 0;
+  const settingAside = { entries: 0, bytes: 0 };
   // Entries taken over from the spool (older than any recorded since the start) join behind new ones.
   let takenOver = 0;
   return {
     get length() {
       return items.length;
     },
-    full: (size, share = 1) => items.length >= maxEntries * share || bytes + size > maxBytes * share,
+    full: (size, share = 1) =>
+      items.length + settingAside.entries >= maxEntries * share || bytes + settingAside.bytes + size > maxBytes * share,
+    holdWhileSetAside(size) {
+      settingAside.entries += 1;
+      settingAside.bytes += size;
+      let held = true;
+      return () => {
+        if (!held) return;
+        held = false;
+        settingAside.entries -= 1;
+        settingAside.bytes -= size;
+      };
+    },
+    setAsideFull: (size) => settingAside.entries >= maxEntries || settingAside.bytes + size > maxBytes,
+    setAsideBytes: () => settingAside.bytes,
     push(item) {
       items.push(item);
       bytes += item.bytes;
@@ -58,14 +82,14 @@ export function activityQueue(maxEntries: number, maxBytes: number): ActivityQue
       let size = 0;
       for (let i = from; i < items.length && batch.length < maxCount; i += 1) {
         const item = items[i]!;
-        if (item.parkedAt !== undefined) continue;
+        if (item.heldBackAt !== undefined) continue;
         if (batch.length > 0 && size + item.bytes > maxSize) break;
         batch.push(item);
         size += item.bytes;
       }
       return batch;
     },
-    parked: (ready) => items.find((item) => item.parkedAt !== undefined && ready(item)),
+    heldBack: (ready) => items.find((item) => item.heldBackAt !== undefined && ready(item)),
     remove(removed) {
       if (removed.length === 0) return;
       // Usually the head, in order: the common case costs one splice.

@@ -4,6 +4,7 @@ import { isRefusal, type ActivityStoreError } from './activity-store-error.js';
 import type { ActivityQueue, QueuedEntry } from './activity-queue.js';
 import type { BatchSpans } from './batch-spans.js';
 import type { Clock } from './clock.js';
+import { initialState, nextBatch, transition, type MachineSettings, type WriterEvent, type WriterState } from './writer-machine.js';
 
 /** A store as the writer uses it: batches, and, when it can, which request ids it holds already. */
 export type WritableStore = ActivityLogStore & {
@@ -27,7 +28,7 @@ export interface WriterOptions {
   readonly beforeWrite: () => void;
   /** `batch` left the queue: `stored` of them written now, the others found in the store already. */
   readonly onWritten: (batch: readonly QueuedEntry[], stored: number) => void;
-  /** The store refused this entry for what it holds (alone): to be set aside. */
+  /** The store refused this entry for what it holds (alone, or by its `refusalOf` before any write): to be set aside. */
   readonly onRefused: (item: QueuedEntry, error: ActivityStoreError) => void;
   /** This entry fails alone while the store answers and writes other entries: to be set aside, with the failure. */
   readonly onUnwritable: (item: QueuedEntry, error: unknown) => void;
@@ -35,40 +36,72 @@ export interface WriterOptions {
   readonly onFailed: (error: unknown, attempt: number) => void;
 }
 
-/** After ENOSPC (or SQLite's SQLITE_FULL), tries at most this far apart: writing resumes soon after space returns. */
-const DISK_FULL_RETRY_MS = 1_000;
-/** A batch of several entries that fails this many times in a row is split, whatever the failure. */
-const SPLIT_AFTER_FAILURES = 2;
-
 /**
  * The single writer that drains the queue into the store, in batches bounded in entries and bytes.
+ * What it does after each write is decided by {@link transition} (writer-machine.ts): this is the
+ * I/O around it.
  *
- * - A batch the store refuses is split in halves until the refused entries are found alone: each is
- *   handed to `onRefused`, every other entry written.
+ * - An entry the store's `refusalOf` says it cannot take is set aside before any write.
+ * - A batch the store refuses is split in halves until the refused entry is found alone; it is handed
+ *   to `onRefused`, every other entry written, and batches stay small while refusals go on.
  * - A batch that fails as unavailable is tried again: at once while the store answers a ping (the
  *   batch, not the store, is the trouble: a statement past the server's packet limit fails as a lost
  *   connection), after an exponential backoff while it does not (at most 1 s apart after ENOSPC).
- *   After two failures in a row a batch of several entries is split the same way as a refused one;
- *   an entry that fails alone twice in a row, the store answering each time, is parked: the entries
- *   behind it go on. It is tried again alone right after the store has written others, and only a
- *   failure then goes to `onUnwritable`: a store that answers pings but takes nothing (its table
- *   gone) sets nothing aside; the parked entries are written once it is back.
+ *   After two failures in a row a batch of several entries is split the same way; an entry that
+ *   fails alone twice in a row, the store answering each time, is held back: the entries behind it go
+ *   on. It is tried again alone right after the store has written others, and only a failure then
+ *   goes to `onUnwritable`: a store that answers pings but takes nothing (its table gone) sets
+ *   nothing aside; the held-back entries are written once it is back.
  * - Entries taken over from another process's spool are first looked up in the store by request id,
  *   before every try until they are written.
  */
 export function activityWriter(options: WriterOptions) {
-  const { store, queue, clock, maxBatch, lingerMs, retryMinMs, retryMaxMs, spans, beforeWrite } = options;
+  const { store, queue, clock, lingerMs, spans, beforeWrite } = options;
+  const settings: MachineSettings = { maxBatch: options.maxBatch, retryMinMs: options.retryMinMs, retryMaxMs: options.retryMaxMs };
+  let state: WriterState = initialState(settings);
   let running = false;
-  let stopped = false;
-  let handedOver = false;
+  let released = false;
   let writing: Promise<number> | undefined;
   let inFlight: readonly QueuedEntry[] = [];
   let idle: Array<() => void> = [];
-  // Batches written so far: a parked entry is judged only after the store has written others since it stepped aside.
+  // Batches written so far: a held-back entry is judged only after the store has written others since it stepped out.
   let batchesWritten = 0;
-  const othersWritten = (item: QueuedEntry) => batchesWritten > (item.parkedAt ?? Infinity);
+  const stopped = () => state.name === 'stopped';
+  const othersWrittenSince = (item: QueuedEntry) => batchesWritten > (item.heldBackAt ?? Infinity);
 
   const write = (entries: readonly ActivityEntry[]) => (spans ? spans.write(entries, () => store.write(entries)) : store.write(entries));
+
+  /** The head's next `entries`, after setting aside at once those the store says it cannot take. */
+  function headBatch(entries: number): QueuedEntry[] {
+    for (;;) {
+      const batch = queue.head(entries, options.maxBatchBytes());
+      const refused = store.refusalOf
+        ? batch.flatMap((item) => {
+            const error = store.refusalOf!(item.entry);
+            return error ? [{ item, error }] : [];
+          })
+        : [];
+      if (refused.length === 0) return batch;
+      queue.remove(refused.map(({ item }) => item));
+      for (const { item, error } of refused) options.onRefused(item, error);
+    }
+  }
+
+  /** The next batch: a held-back entry whose turn it is, else the head as the machine plans it. */
+  async function takeBatch(): Promise<{ batch: QueuedEntry[]; heldBack: boolean } | undefined> {
+    const ready = queue.heldBack(othersWrittenSince);
+    if (ready) return { batch: [ready], heldBack: true };
+    const plan = nextBatch(state);
+    let batch = headBatch(plan.entries);
+    if (plan.linger && batch.length > 0 && batch.length < plan.entries && lingerMs > 0) {
+      await clock.sleep(lingerMs);
+      batch = headBatch(plan.entries);
+    }
+    if (batch.length > 0) return { batch, heldBack: false };
+    // Only held-back entries left, the store having written nothing since: tried again (after a backoff).
+    const any = queue.heldBack(() => true);
+    return any ? { batch: [any], heldBack: true } : undefined;
+  }
 
   /**
    * The batch's entries the store does not hold yet (only those it may hold are looked up). They stay
@@ -91,95 +124,75 @@ export function activityWriter(options: WriterOptions) {
     }
   }
 
-  async function backoff(error: unknown, attempt: number): Promise<void> {
-    const delay = Math.min(retryMaxMs, retryMinMs * 2 ** (attempt - 1));
-    await clock.sleep(isDiskFull(error) ? Math.min(delay, DISK_FULL_RETRY_MS) : delay);
+  /** Tries the batch; the event it makes, or undefined once its entries are the closer's. */
+  async function tryBatch(batch: readonly QueuedEntry[], heldBack: boolean): Promise<{ event: WriterEvent; error?: unknown } | undefined> {
+    try {
+      beforeWrite();
+      inFlight = batch;
+      // The lookup is part of the write under way: a stop waits for both alike.
+      writing = (async () => {
+        const fresh = await unstored(batch);
+        if (fresh.length > 0) await write(fresh.map((item) => item.entry));
+        return fresh.length;
+      })();
+      const stored = await writing;
+      writing = undefined;
+      inFlight = [];
+      if (released) return undefined;
+      queue.remove(batch);
+      options.onWritten(batch, stored);
+      if (!heldBack) batchesWritten += 1;
+      return { event: { kind: 'written', entries: batch.length, heldBack } };
+    } catch (error) {
+      writing = undefined;
+      inFlight = [];
+      if (released) return undefined;
+      if (isRefusal(error)) return { event: { kind: 'refused', entries: batch.length }, error };
+      options.onFailed(error, waitsSoFar(state) + 1);
+      // A full disk is the store's, whatever answers: never the entry's fault.
+      const diskFull = isDiskFull(error);
+      const answered = !diskFull && (await answers());
+      if (released) return undefined;
+      const event: WriterEvent = {
+        kind: 'failed',
+        entries: batch.length,
+        answers: answered,
+        diskFull,
+        heldBack,
+        othersWrittenSince: heldBack && othersWrittenSince(batch[0]!),
+        othersWaiting: queue.head(1, Infinity).length > 0,
+      };
+      return { event, error };
+    }
   }
 
   async function drain(): Promise<void> {
-    let attempt = 0;
-    // How many entries at the head of the queue hold one the store cannot take: batches halve within them.
-    let suspect = 0;
-    // Failed tries of the head batch, for any reason; and of those, how many in a row while the store answered.
-    let failures = 0;
-    let strikes = 0;
-    while (queue.length > 0 && !stopped) {
-      const retry = queue.parked(othersWritten);
-      let batch = retry ? [retry] : queue.head(suspect === 0 ? maxBatch : Math.ceil(suspect / 2), options.maxBatchBytes());
-      if (!retry && suspect === 0 && batch.length > 0 && batch.length < maxBatch && lingerMs > 0) {
-        await clock.sleep(lingerMs);
-        batch = queue.head(maxBatch, options.maxBatchBytes());
-      }
-      if (stopped) break;
-      // Only parked entries left, the store having written nothing since: tried again (after the backoff below).
-      if (batch.length === 0) batch = [queue.parked(() => true)!];
-      try {
-        beforeWrite();
-        inFlight = batch;
-        // The lookup is part of the write under way: a stop waits for both alike.
-        writing = (async () => {
-          const fresh = await unstored(batch);
-          if (fresh.length > 0) await write(fresh.map((item) => item.entry));
-          return fresh.length;
-        })();
-        const stored = await writing;
-        writing = undefined;
-        inFlight = [];
-        if (handedOver) return;
-        queue.remove(batch);
-        options.onWritten(batch, stored);
-        if (batch.every((item) => item.parkedAt === undefined)) batchesWritten += 1;
-        attempt = 0;
-        failures = 0;
-        strikes = 0;
-        suspect = Math.max(0, suspect - batch.length);
-      } catch (error) {
-        writing = undefined;
-        inFlight = [];
-        if (handedOver) return;
-        if (isRefusal(error)) {
-          attempt = 0;
-          failures = 0;
-          strikes = 0;
-          if (batch.length > 1) {
-            suspect = batch.length;
-          } else {
-            queue.remove(batch);
-            suspect = 0;
-            options.onRefused(batch[0]!, error);
-          }
-          continue;
-        }
-        failures += 1;
-        options.onFailed(error, attempt + 1);
-        // A full disk is the store's, whatever answers: never the entry's fault.
-        const up = !isDiskFull(error) && (await answers());
-        if (handedOver) return;
-        strikes = up ? strikes + 1 : 0;
-        const [alone] = batch;
-        if (batch.length === 1 && alone!.parkedAt !== undefined) {
-          if (up && othersWritten(alone!)) {
-            queue.remove(batch);
-            options.onUnwritable(alone!, error);
-            attempt = 0;
-            continue;
-          }
-        } else if (failures >= SPLIT_AFTER_FAILURES && batch.length > 1) {
-          suspect = batch.length;
-          failures = 0;
-          strikes = 0;
-        } else if (strikes >= SPLIT_AFTER_FAILURES && batch.length === 1) {
-          alone!.parkedAt = batchesWritten;
-          failures = 0;
-          strikes = 0;
-          suspect = Math.max(0, suspect - 1);
-          attempt = 0;
-          continue;
-        }
-        // The batch, not the store, is the trouble: split or parked without waiting. Parked entries alone: wait.
-        if (up && queue.head(1, Infinity).length > 0) continue;
-        attempt += 1;
-        await backoff(error, attempt);
+    while (queue.length > 0 && !stopped()) {
+      const taken = await takeBatch();
+      // A stop while the batch lingered: it is not tried.
+      if (stopped()) break;
+      if (!taken) continue;
+      const { batch, heldBack } = taken;
+      const outcome = await tryBatch(batch, heldBack);
+      if (!outcome) return;
+      const next = transition(state, outcome.event, settings);
+      state = next.state;
+      const [alone] = batch;
+      switch (next.action.kind) {
+        case 'set-aside':
+          queue.remove(batch);
+          if (next.action.as === 'refused') options.onRefused(alone!, outcome.error as ActivityStoreError);
+          else options.onUnwritable(alone!, outcome.error);
+          break;
+        case 'hold-back':
+          alone!.heldBackAt = batchesWritten;
+          break;
+        case 'wait':
+          await clock.sleep(next.action.ms);
+          break;
+        case 'next':
+        case 'halt':
+          break;
       }
     }
     running = false;
@@ -191,7 +204,7 @@ export function activityWriter(options: WriterOptions) {
   return {
     /** Starts draining on a later turn, if not already. */
     wake(): void {
-      if (running || stopped) return;
+      if (running || stopped()) return;
       running = true;
       setImmediate(() => void drain());
     },
@@ -201,7 +214,7 @@ export function activityWriter(options: WriterOptions) {
     },
     /** No new batch starts. */
     stop(): void {
-      stopped = true;
+      state = transition(state, { kind: 'stop' }, settings).state;
       if (!running) return;
       // A writer asleep (linger, backoff) never wakes to say it is idle: say it now.
       running = false;
@@ -212,13 +225,17 @@ export function activityWriter(options: WriterOptions) {
     /** The write under way, if any, and its entries. */
     inFlight: () => ({ writing, entries: inFlight }),
     /** The write under way no longer counts: its entries are the closer's now. */
-    handOver(): void {
-      handedOver = true;
+    releaseInFlight(): void {
+      released = true;
     },
+    /** Its state, by name (for tests and the curious). */
+    state: () => state,
   };
 }
 
 export type ActivityWriter = ReturnType<typeof activityWriter>;
+
+const waitsSoFar = (state: WriterState) => (state.name === 'batch-failing' || state.name === 'store-unreachable' ? state.attempt : 0);
 
 function isDiskFull(error: unknown): boolean {
   const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';

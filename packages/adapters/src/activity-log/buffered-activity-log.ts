@@ -1,85 +1,24 @@
-import type { ActivityEntry, ActivityLog } from '@cotizaciones/core';
-import type { ActivityStoreError } from './activity-store-error.js';
+import type { ActivityLog } from '@cotizaciones/core';
 import { activityQueue, estimatedSize, type QueuedEntry } from './activity-queue.js';
-import type { ActivitySpool, SpoolTicket, SpoolWrite } from './activity-spool.js';
-import { entryLine } from './spool-segment.js';
+import type { ActivitySpool } from './activity-spool.js';
 import { activityWriter, type WritableStore } from './activity-writer.js';
 import { batchSpans } from './batch-spans.js';
 import { systemClock, type Clock } from './clock.js';
 import type { DeadLetter } from './dead-letter-file.js';
 import { deadLetterRouter, type SetAsideOutcome } from './dead-letter-router.js';
 import type { Refusal } from './dead-letter-line.js';
+import { entryRef, noCounts, problemReporter, type ActivityLogProblem, type ActivityLogStats } from './activity-log-stats.js';
+import { spoolFeeder } from './spool-feeder.js';
+import { spoolAppends } from './spool-appends.js';
+import { closeActivityLog } from './close-protocol.js';
 
-export interface ActivityLogStats {
-  readonly written: number;
-  /** Failed batch writes (store unavailable) that were tried again. */
-  readonly retried: number;
-  /** Entries lost because the queue was full and no dead-letter file was configured. */
-  readonly dropped: number;
-  /**
-   * Entries set aside in the dead-letter file because the store could not take them in time:
-   * past the queue's bound while it was down, or still queued when a channel that must exit closed.
-   */
-  readonly spilled: number;
-  /** Entries waiting to be written: in the queue, and those taken over from the spool still waiting there. */
-  readonly queued: number;
-  /** Entries the store refused (or could not take alone while others were written), set aside in the dead-letter file. */
-  readonly deadLettered: number;
-  /** Entries the dead-letter file could not take (an error): each written whole to stderr instead. */
-  readonly deadLetterFailed: number;
-  /** Entries not set aside because the dead-letter file was at its bound: dropped. */
-  readonly deadLetterDropped: number;
-  /** Entries written whole to stderr as a dead-letter line: neither the store, the spool nor the dead-letter file could take them. */
-  readonly logged: number;
-  /** Entries written to the spool. */
-  readonly spooled: number;
-  /** Entries the spool could not take (past its bound, or a disk error): held in memory only. */
-  readonly spoolSkipped: number;
-  /** Entries taken over at start from segments a stopped process left. */
-  readonly adopted: number;
-  /** Of those, entries the store already held: not written again. */
-  readonly adoptedFound: number;
-  /** Entries left in the spool at close, for the next start. */
-  readonly leftInSpool: number;
-  /** Bytes the spool's segments hold (this process's and those it took over); 0 without a spool. */
-  readonly spoolBytes: number;
-  /** The spool's bound (ACTIVITY_LOG_SPOOL_MAX_BYTES); 0 without a spool. */
-  readonly spoolMaxBytes: number;
-  /** The dead-letter file's bound (ACTIVITY_LOG_DEAD_LETTER_MAX_BYTES); 0 without one. */
-  readonly deadLetterMaxBytes: number;
-}
-
-/** The entry's identifying fields, for the server log (its values stay in the dead-letter file). */
-export interface EntryRef {
-  readonly requestId: string | undefined;
-  readonly eventKey: string;
-  readonly entityId: string;
-}
-
-export type ActivityLogProblem =
-  | { readonly kind: 'write-failed'; readonly error: unknown; readonly attempt: number; readonly queued: number }
-  | { readonly kind: 'refused'; readonly error: ActivityStoreError; readonly entry: EntryRef }
-  /** An entry that fails alone while the entries behind it are written: set aside with its failure. */
-  | { readonly kind: 'unwritable'; readonly error: unknown; readonly entry: EntryRef }
-  /** The dead-letter file could not take this entry: it went whole to stderr. */
-  | { readonly kind: 'dead-letter-failed'; readonly error: unknown; readonly entry: EntryRef; readonly failed: number }
-  | { readonly kind: 'dropped'; readonly dropped: number }
-  /** At most once a second while it goes on: entries set aside because the queue was full. */
-  | { readonly kind: 'spilled'; readonly spilled: number }
-  /**
-   * At the close: `setAside` written to the dead-letter file, `leftInSpool` kept in the spool for the
-   * next start, `lost` neither (a write cut short of an entry the spool did not hold).
-   */
-  | { readonly kind: 'unwritten-at-close'; readonly setAside: number; readonly lost: number; readonly leftInSpool: number }
-  /** At most once a minute while it goes on: entries dropped because the dead-letter file is at its bound. */
-  | { readonly kind: 'dead-letter-full'; readonly dropped: number }
-  /** At most once a minute while it goes on: entries the spool did not take (`full`: at its bound), held in memory only. */
-  | { readonly kind: 'spool-skipped'; readonly reason: 'full' | 'failed'; readonly error?: unknown; readonly skipped: number }
-  /** At start: entries taken over from segments a stopped process left, and lines that held none. */
-  | { readonly kind: 'adopted'; readonly adopted: number; readonly unreadable: number };
+export type { ActivityLogProblem, ActivityLogStats, EntryRef } from './activity-log-stats.js';
 
 export interface BufferedActivityLogOptions {
-  /** Entries held in memory at most; past it new entries go to the dead-letter file (or are dropped without one). */
+  /**
+   * Entries held in memory at most, those waiting for their dead-letter append included; past it new
+   * entries go to the dead-letter file (or are dropped without one).
+   */
   readonly maxQueue?: number;
   /** The same bound in bytes: 10 000 entries of 1 MiB each would not fit in memory. */
   readonly maxQueueBytes?: number;
@@ -141,6 +80,8 @@ export type BoundedStore = WritableStore & { readonly maxBatchBytes?: () => numb
  *
  * A store that is unavailable is retried with backoff; meanwhile the queue holds `maxQueue` entries
  * and `maxQueueBytes`, and what does not fit goes to the dead-letter file, for the replay command.
+ * Entries waiting for their dead-letter append count in the same bounds; when they alone fill them,
+ * an entry past the queue's bound that the spool holds is left there for the next start.
  * Entries a stopped process left in the spool are forwarded each once (looked up by request id), as
  * half the queue has room: the others wait in the spool, not in the dead-letter file.
  */
@@ -149,34 +90,22 @@ export function bufferedActivityLog(store: BoundedStore, options: BufferedActivi
   const maxQueueBytes = options.maxQueueBytes ?? 64 * 1024 * 1024;
   const defaultBatchBytes = options.maxBatchBytes ?? DEFAULT_BATCH_BYTES;
   const clock = options.clock ?? systemClock;
-  const spool = options.spool;
+  const { spool, deadLetter } = options;
   const beforeWrite = options.beforeWrite ?? (() => undefined);
   const spans = options.traced ? batchSpans() : undefined;
-  const report = (problem: ActivityLogProblem) => {
-    try {
-      options.onProblem?.(problem);
-    } catch {
-      // A failing reporter must not stop the writer.
-    }
-  };
-  const refOf = (entry: ActivityEntry): EntryRef => ({
-    requestId: entry.requestId,
-    eventKey: entry.eventKey,
-    entityId: entry.entityId.toString(),
-  });
+  const reporter = problemReporter(options.onProblem, clock);
+  const counts = noCounts();
 
   const queue = activityQueue(maxQueue, maxQueueBytes);
   const router = deadLetterRouter({
-    deadLetter: options.deadLetter,
+    deadLetter,
     clock,
     stderr: options.stderr,
-    onFailed: (error, entry, failed) => report({ kind: 'dead-letter-failed', error, entry: refOf(entry), failed }),
-    onFull: (dropped) => report({ kind: 'dead-letter-full', dropped }),
+    onFailed: (error, entry, failed) => reporter.report({ kind: 'dead-letter-failed', error, entry: entryRef(entry), failed }),
+    onFull: (dropped) => reporter.report({ kind: 'dead-letter-full', dropped }),
   });
-  const counts = { written: 0, retried: 0, dropped: 0, spooled: 0, spoolSkipped: 0, adopted: 0, adoptedFound: 0, leftInSpool: 0 };
-  let lastSpillReport = -Infinity;
-  let lastDropReport = -Infinity;
-  let lastSpoolReport = -Infinity;
+  const feeder = spoolFeeder(spool, queue);
+  const appends = spoolAppends(spool, counts, reporter);
   let closing = false;
 
   const acknowledge = (items: readonly QueuedEntry[]) => {
@@ -186,31 +115,12 @@ export function bufferedActivityLog(store: BoundedStore, options: BufferedActivi
   /** Sets an entry aside; once it is out of our hands (kept, dropped at the bound, or logged) the spool lets it go. */
   const setAside = (item: QueuedEntry, refusal: Refusal, how: { refused: boolean; bounded: boolean }): Promise<SetAsideOutcome> => {
     beforeWrite();
+    const release = queue.holdWhileSetAside(item.bytes);
     return router.setAside(item.entry, refusal, how).then((outcome) => {
+      release();
       acknowledge([item]);
       return outcome;
     });
-  };
-
-  // Entries taken over from the spool join the queue while it is less than half full; the others
-  // wait in the spool, never set aside for want of room (a stop leaves them there for the next
-  // start). The other half is for new entries, which are set aside once the whole queue is full.
-  const adopted = spool?.adopted ?? [];
-  let nextAdopted = 0;
-  // The oldest created_at from each taken-over entry on, worked out once as they are read: segments
-  // of several processes overlap in time, so the next entry to join the queue is not always the oldest.
-  const adoptedOldestFrom = new Float64Array(adopted.length + 1);
-  adoptedOldestFrom[adopted.length] = Infinity;
-  for (let i = adopted.length - 1; i >= 0; i -= 1)
-    adoptedOldestFrom[i] = Math.min(adopted[i]!.entry.createdAt.getTime(), adoptedOldestFrom[i + 1]!);
-  const takeAdopted = () => {
-    while (nextAdopted < adopted.length && !closing) {
-      const { entry, ticket } = adopted[nextAdopted]!;
-      const bytes = Buffer.byteLength(entryLine(entry));
-      if (queue.length > 0 && queue.full(bytes, ADOPTED_SHARE)) return;
-      queue.push({ entry, bytes, ticket, maybeStored: true });
-      nextAdopted += 1;
-    }
   };
 
   const writer = activityWriter({
@@ -228,23 +138,23 @@ export function bufferedActivityLog(store: BoundedStore, options: BufferedActivi
       counts.written += stored;
       counts.adoptedFound += batch.length - stored;
       acknowledge(batch);
-      takeAdopted();
+      feeder.feed();
     },
     onRefused(item, error) {
-      report({ kind: 'refused', error, entry: refOf(item.entry) });
+      reporter.report({ kind: 'refused', error, entry: entryRef(item.entry) });
       void setAside(item, { code: error.code, reason: error.message }, { refused: true, bounded: true });
-      takeAdopted();
+      feeder.feed();
     },
     onUnwritable(item, error) {
-      report({ kind: 'unwritable', error, entry: refOf(item.entry) });
+      reporter.report({ kind: 'unwritable', error, entry: entryRef(item.entry) });
       const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : 'UNKNOWN';
       const reason = `not written alone while the entries behind it were: ${error instanceof Error ? error.message : String(error)}`;
       void setAside(item, { code, reason }, { refused: true, bounded: true });
-      takeAdopted();
+      feeder.feed();
     },
     onFailed(error, attempt) {
       counts.retried += 1;
-      report({ kind: 'write-failed', error, attempt, queued: queue.length });
+      reporter.report({ kind: 'write-failed', error, attempt, queued: queue.length });
     },
   });
 
@@ -255,48 +165,29 @@ export function bufferedActivityLog(store: BoundedStore, options: BufferedActivi
       writer.wake();
       return;
     }
-    const now = clock.now();
-    if (options.deadLetter) {
+    // The entries waiting for the dead-letter file alone fill the bound (it falls behind): one the
+    // spool holds stays there for the next start (counted at the close, in leftInSpool), not in memory.
+    if (deadLetter && queue.setAsideFull(item.bytes) && item.ticket && !item.ticket.lost) return;
+    if (deadLetter) {
       void setAside(
         item,
         { code: 'QUEUE_FULL', reason: 'the activity log queue was full while the store could not take entries' },
         { refused: false, bounded: true },
       );
-      if (now - lastSpillReport >= 1_000) {
-        lastSpillReport = now;
-        report({ kind: 'spilled', spilled: router.counts.spilled + 1 });
-      }
+      reporter.reportEvery(1_000, () => ({ kind: 'spilled', spilled: router.counts.spilled + 1 }), 'spilled');
       return;
     }
     counts.dropped += 1;
     acknowledge([item]);
-    if (now - lastDropReport >= 1_000) {
-      lastDropReport = now;
-      report({ kind: 'dropped', dropped: counts.dropped });
-    }
+    reporter.reportEvery(1_000, () => ({ kind: 'dropped', dropped: counts.dropped }), 'dropped');
   };
 
-  if (spool && spool.adopted.length > 0) {
-    counts.adopted = spool.adopted.length;
-    report({ kind: 'adopted', adopted: spool.adopted.length, unreadable: spool.unreadable });
-    takeAdopted();
+  if (feeder.adopted > 0) {
+    counts.adopted = feeder.adopted;
+    reporter.report({ kind: 'adopted', adopted: feeder.adopted, unreadable: spool?.unreadable ?? 0 });
+    feeder.feed();
     writer.wake();
   }
-
-  let lastWrite: Promise<SpoolWrite> | undefined;
-  let lastWritten: Promise<void> | undefined;
-  const spoolSkipped = (reason: 'full' | 'failed', error: unknown, entries: number) => {
-    counts.spoolSkipped += entries;
-    const now = clock.now();
-    if (now - lastSpoolReport >= 60_000) {
-      lastSpoolReport = now;
-      report({ kind: 'spool-skipped', reason, error, skipped: counts.spoolSkipped });
-    }
-  };
-  const spoolWritten = (result: SpoolWrite) => {
-    if (result.kept) counts.spooled += result.entries;
-    else spoolSkipped('failed', result.error, result.entries);
-  };
 
   const flush = async () => {
     await writer.idle();
@@ -306,88 +197,49 @@ export function bufferedActivityLog(store: BoundedStore, options: BufferedActivi
   return {
     record(entry) {
       spans?.recorded(entry);
-      let ticket: SpoolTicket | undefined;
-      let bytes = 0;
-      let written: Promise<void> | undefined;
-      if (spool && !closing) {
-        const appended = spool.append(entry);
-        if (appended.ok) {
-          ticket = appended.ticket;
-          bytes = appended.bytes;
-          // One promise for every entry of the turn: the accounting runs once a write.
-          if (appended.written !== lastWrite) {
-            lastWrite = appended.written;
-            lastWritten = appended.written.then(spoolWritten);
-          }
-          written = lastWritten;
-        } else spoolSkipped(appended.reason, appended.error, 1);
-      }
-      enqueue({ entry, bytes: bytes || estimatedSize(entry), ticket, maybeStored: false });
-      return written;
+      const spooled = closing ? { ticket: undefined, bytes: 0, written: undefined } : appends.append(entry);
+      enqueue({ entry, bytes: spooled.bytes || estimatedSize(entry), ticket: spooled.ticket, maybeStored: false });
+      return spooled.written;
     },
     flush,
     // Entries taken over that still wait in the spool are waiting to be written too.
     stats: () => ({
       ...counts,
       ...router.counts,
-      queued: queue.length + adopted.length - nextAdopted,
+      queued: queue.length + feeder.waiting(),
       spoolBytes: spool?.bytes() ?? 0,
       spoolMaxBytes: spool?.maxBytes ?? 0,
-      deadLetterMaxBytes: options.deadLetter?.maxBytes ?? 0,
+      deadLetterMaxBytes: deadLetter?.maxBytes ?? 0,
     }),
     oldestPendingMs() {
-      const oldest = Math.min(queue.oldestCreatedAt() ?? Infinity, adoptedOldestFrom[nextAdopted]!);
+      const oldest = Math.min(queue.oldestCreatedAt() ?? Infinity, feeder.oldestWaiting());
       return oldest === Infinity ? 0 : Math.max(0, clock.now() - oldest);
     },
-    deadLetterBytes: () => options.deadLetter?.size() ?? Promise.resolve(0),
-    async close(timeoutMs = 10_000) {
-      let timer: NodeJS.Timeout | undefined;
-      const deadline = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, timeoutMs);
-      });
-      await Promise.race([flush(), deadline]);
-      clearTimeout(timer);
-      closing = true;
-      writer.stop();
-      let setAsideCount = 0;
-      let lost = 0;
-      if (queue.length > 0) {
-        // A write under way may still land: give it a moment; if it does not, its entries are neither written nor set aside (the spool keeps them).
-        const { writing } = writer.inFlight();
-        if (writing) await Promise.race([writing.catch(() => undefined), clock.sleep(IN_FLIGHT_GRACE_MS)]);
-        const uncertain = new Set(writer.inFlight().entries);
-        writer.handOver();
-        const rest = queue.takeAll();
-        lost = rest.filter((item) => uncertain.has(item) && !inSpool(item)).length;
-        const toSetAside = rest.filter((item) => !uncertain.has(item) && (!inSpool(item) || options.unwrittenAtClose === 'dead-letter'));
-        // The only copy a channel that exits has (or none at all): set aside whatever the file's bound.
-        const outcomes = await Promise.all(
-          toSetAside.map((item) =>
-            setAside(
-              item,
-              { code: 'UNWRITTEN_AT_CLOSE', reason: 'the activity log closed while the store could not take entries' },
-              { refused: false, bounded: false },
-            ),
-          ),
-        );
-        setAsideCount = outcomes.filter((outcome) => outcome === 'kept').length;
-      }
-      await router.settled();
-      await store.close();
-      // Lines being appended are finished, not cut: they are the only copy of their entries.
-      await options.deadLetter?.close();
-      counts.leftInSpool = spool?.close() ?? 0;
-      if (setAsideCount + lost + counts.leftInSpool > 0)
-        report({ kind: 'unwritten-at-close', setAside: setAsideCount, lost, leftInSpool: counts.leftInSpool });
-    },
+    deadLetterBytes: () => deadLetter?.size() ?? Promise.resolve(0),
+    close: (timeoutMs = 10_000) =>
+      closeActivityLog(
+        {
+          writer,
+          queue,
+          store,
+          deadLetter,
+          spool,
+          clock,
+          unwrittenAtClose: options.unwrittenAtClose ?? 'spool',
+          counts,
+          reporter,
+          flush,
+          setAsideSettled: () => router.settled(),
+          setAside,
+          stopTakingIn() {
+            closing = true;
+            feeder.stop();
+          },
+        },
+        timeoutMs,
+      ),
   };
 }
 
-const IN_FLIGHT_GRACE_MS = 1_000;
-/** The part of the queue's bounds that entries taken over from the spool may fill. */
-const ADOPTED_SHARE = 0.5;
-
-/** Whether the spool holds the entry: its line was written (a disk error may have refused its turn's write). */
-const inSpool = (item: QueuedEntry) => item.ticket !== undefined && !item.ticket.lost;
 /** A batch's bytes when the store names no limit: what one INSERT carries at most. */
 const DEFAULT_BATCH_BYTES = 16 * 1024 * 1024;
