@@ -1,11 +1,9 @@
-import { parsePdoColumns, parsePdoSavePath, parsePdoTable } from './pdo-table.js';
-import { parseFilesSavePath, parseMemcachedSavePath, parseRedisClusterSavePath, parseRedisSavePath } from './save-path.js';
+import { SAVE_HANDLERS, saveHandlerNamed, type PhpSaveHandlerEntry } from './save-handlers.js';
 
 // The light part of the PHP session adapter: its settings and their rules, loaded by configuration in every
 // process; the adapter itself (decoder, Redis and memcached clients) is imported only when chosen.
 
-export type PhpSaveHandler = 'files' | 'redis' | 'rediscluster' | 'memcached' | 'pdo';
-export const SAVE_HANDLERS: readonly PhpSaveHandler[] = ['files', 'redis', 'rediscluster', 'memcached', 'pdo'];
+export { SAVE_HANDLERS, type PhpSaveHandler, type PhpSaveHandlerEntry } from './save-handlers.js';
 /** `session.serialize_handler` values this adapter reads. */
 export const SESSION_FORMATS = ['php', 'php_serialize', 'php_binary', 'igbinary'] as const;
 export type PhpSessionFormat = (typeof SESSION_FORMATS)[number];
@@ -14,8 +12,8 @@ export type PhpSessionTouch = (typeof TOUCH_MODES)[number];
 
 /** The settings a deployment copies from php.ini and the PHP app (the PHP_SESSION_* variables). */
 export interface PhpSessionSettings {
-  /** php.ini `session.save_handler`. */
-  readonly saveHandler: PhpSaveHandler;
+  /** php.ini `session.save_handler`: the name of an entry of `SAVE_HANDLERS` (or of the handlers given beside). */
+  readonly saveHandler: string;
   /** php.ini `session.save_path`. */
   readonly savePath: string;
   /** php.ini `session.serialize_handler`. Default `php`. */
@@ -43,6 +41,17 @@ export interface PhpSessionSettings {
   readonly pdoColumns?: string;
 }
 
+/** The defaults of the settings every handler has (a handler's own are in its entry): the configuration's and the adapter's. */
+export const PHP_SESSION_DEFAULTS = {
+  serializeHandler: 'php',
+  name: 'PHPSESSID',
+  gcMaxLifetimeSeconds: 1440,
+  userKey: 'user',
+  touch: 'expiry',
+  maxBytes: 1024 * 1024,
+  lockWaiters: 128,
+} as const satisfies Partial<PhpSessionSettings>;
+
 /** A rule between settings that a set of them breaks: the PHP_SESSION_* variable to blame, and the whole line. */
 export interface PhpSettingsProblem {
   readonly variable: string;
@@ -53,26 +62,24 @@ export interface PhpSettingsProblem {
  * The rules between the settings, in one place: the configuration reports them at start-up and the
  * adapter refuses them when called directly. Each value's own format is the configuration's to check.
  */
-export function phpSettingsProblems(settings: PhpSessionSettings): PhpSettingsProblem[] {
+export function phpSettingsProblems(
+  settings: PhpSessionSettings,
+  handlers: readonly PhpSaveHandlerEntry[] = SAVE_HANDLERS,
+): PhpSettingsProblem[] {
   const problems: PhpSettingsProblem[] = [];
-  try {
-    if (settings.saveHandler === 'files') parseFilesSavePath(settings.savePath);
-    else if (settings.saveHandler === 'memcached') parseMemcachedSavePath(settings.savePath);
-    else if (settings.saveHandler === 'rediscluster') parseRedisClusterSavePath(settings.savePath);
-    else if (settings.saveHandler === 'pdo') parsePdoSavePath(settings.savePath);
-    else parseRedisSavePath(settings.savePath);
-  } catch (error) {
-    problems.push({ variable: 'PHP_SESSION_SAVE_PATH', line: `PHP_SESSION_SAVE_PATH ${(error as Error).message}` });
-  }
-  for (const [variable, value, parse] of [
-    ['PHP_SESSION_PDO_TABLE', settings.pdoTable, parsePdoTable],
-    ['PHP_SESSION_PDO_COLUMNS', settings.pdoColumns, parsePdoColumns],
-  ] as const) {
+  const handler = saveHandlerNamed(settings.saveHandler, handlers);
+  if (handler === undefined) {
+    problems.push({
+      variable: 'PHP_SESSION_SAVE_HANDLER',
+      line: `PHP_SESSION_SAVE_HANDLER "${settings.saveHandler}" ${saveHandlerRefusal(handlers)}`,
+    });
+  } else {
     try {
-      if (value !== undefined) parse(value);
+      handler.parseSavePath(settings.savePath);
     } catch (error) {
-      problems.push({ variable, line: `${variable} "${value}" ${(error as Error).message}` });
+      problems.push({ variable: 'PHP_SESSION_SAVE_PATH', line: `PHP_SESSION_SAVE_PATH ${(error as Error).message}` });
     }
+    problems.push(...(handler.problems?.(settings) ?? []));
   }
   const { activityKey, idleSeconds, touch } = settings;
   if (activityKey !== undefined && idleSeconds === undefined) {
@@ -96,4 +103,15 @@ export function phpSettingsProblems(settings: PhpSessionSettings): PhpSettingsPr
     problems.push({ variable: 'PHP_SESSION_TOUCH', line: 'PHP_SESSION_TOUCH activity needs PHP_SESSION_ACTIVITY_KEY' });
   }
   return problems;
+}
+
+/** What is said of a save handler that is none of `handlers`, after its name. */
+export function saveHandlerRefusal(handlers: readonly PhpSaveHandlerEntry[] = SAVE_HANDLERS): string {
+  const named = handlers.map((handler) => `${handler.name} (${handler.owner})`);
+  return `is not supported: expected ${named.slice(0, -1).join(', ')} or ${named.at(-1)}`;
+}
+
+/** Where `session.save_path` comes from and its form for each of `handlers`, as a missing save path is asked for. */
+export function savePathForms(handlers: readonly PhpSaveHandlerEntry[] = SAVE_HANDLERS): string {
+  return handlers.map((handler) => `${handler.savePathForm} for ${handler.name}`).join('; ');
 }
