@@ -1,7 +1,7 @@
 import { SAVE_HANDLERS, saveHandlerNamed, type PhpSaveHandlerEntry } from './save-handlers.js';
 
 // The light part of the PHP session adapter: its settings and their rules, loaded by configuration in every
-// process; the adapter itself (decoder, Redis and memcached clients) is imported only when chosen.
+// process; the adapter itself (its decoder) is imported with SESSION_STORE=php, and a save handler's store and client only when chosen.
 
 export { SAVE_HANDLERS, type PhpSaveHandler, type PhpSaveHandlerEntry } from './save-handlers.js';
 /** `session.serialize_handler` values this adapter reads. */
