@@ -5,11 +5,14 @@ import { SessionUnavailableError } from '@cotizaciones/core';
 import { createLog, openSessionStore, RECORD_BACKENDS, readSessionConfig, type ConfigProblems } from '@cotizaciones/runtime';
 import { startApp } from './support/app.js';
 import { FIELD_PATH, form } from './support/service.js';
+import { sessionSpanModes } from './support/session-span-modes.js';
 
 // The "A PHP save handler" recipe (docs/recipes.md), proved: a handler that exists only in this test,
 // written from the recipe's steps and nothing else, is chosen by PHP_SESSION_SAVE_HANDLER, refused by
 // name where it is not listed, and holds the app's sessions through phpSessions (the decoding, the
 // user): signed in, signed out, 503 while it cannot be reached, its connection errors logged by its name.
+
+const spanModes = sessionSpanModes();
 
 /** The test's PHP app writes its sessions on these shelves (a store beyond the process, for the handler). */
 const SHELVES = new Map([['main', new Map<string, Uint8Array>()]]);
@@ -91,7 +94,7 @@ describe('a PHP save handler added by the recipe', () => {
     ]);
   });
 
-  it("holds the app's sessions: signed in, signed out, and 503 while it cannot be reached, said in the log by its name", async () => {
+  it("holds the app's sessions: signed in, signed out, and 503 while it cannot be reached, said in the log and traced by its name", async () => {
     const lines: string[] = [];
     const log = createLog(
       'warn',
@@ -105,7 +108,7 @@ describe('a PHP save handler added by the recipe', () => {
     const { config } = sessionConfig({ PHP_SESSION_SAVE_HANDLER: 'shelf', PHP_SESSION_SAVE_PATH: 'shelf:main' });
     const sessions = await openSessionStore(config, log);
     expect(sessions).toMatchObject({ kind: 'php', handler: 'shelf', mode: 'php shelf' });
-    const app = await startApp({}, { sessions });
+    const app = await startApp({ traced: true }, { sessions });
     try {
       const post = (id: string) =>
         fetch(`${app.url}${FIELD_PATH}`, { method: 'POST', body: form({ id: '12' }), headers: { cookie: `PHPSESSID=${id}` } });
@@ -119,6 +122,7 @@ describe('a PHP save handler added by the recipe', () => {
       const unavailable = await post(signedIn);
       expect([unavailable.status, await unavailable.text()]).toEqual([503, '{"ok":false,"msg":"Servicio no disponible."}']);
       expect(lines.map((line) => (JSON.parse(line) as { msg: string }).msg)).toContain('PHP sessions (shelf) connection error');
+      expect(spanModes()).toEqual(['php shelf']);
     } finally {
       app.close();
       await sessions.close();
