@@ -1,6 +1,6 @@
 import { locksAvailable } from '../fs/flock.js';
 import type { PhpSessionSettings, PhpSettingsProblem } from './options.js';
-import { DEFAULT_PDO_TABLE, parsePdoColumns, parsePdoSavePath, parsePdoTable } from './pdo-table.js';
+import { DEFAULT_PDO_COLUMNS, DEFAULT_PDO_TABLE, parsePdoColumns, parsePdoSavePath, parsePdoTable } from './pdo-table.js';
 import type { PhpSessionProblem } from './php-sessions.js';
 import type { PhpSaveHandlerStore } from './save-handler-store.js';
 import { parseFilesSavePath, parseMemcachedSavePath, parseRedisClusterSavePath, parseRedisSavePath } from './save-path.js';
@@ -146,7 +146,11 @@ export const MEMCACHED = saveHandler({
     }),
 });
 
-const PDO_DEFAULTS = { pdoTable: DEFAULT_PDO_TABLE, pdoColumns: 'sess_id,sess_data,sess_lifetime,sess_time' };
+// Symfony's table, in PHP_SESSION_PDO_COLUMNS's own form (id, data, lifetime, time).
+const PDO_DEFAULTS = {
+  pdoTable: DEFAULT_PDO_TABLE,
+  pdoColumns: [DEFAULT_PDO_COLUMNS.id, DEFAULT_PDO_COLUMNS.data, DEFAULT_PDO_COLUMNS.lifetime, DEFAULT_PDO_COLUMNS.time].join(','),
+};
 
 export const PDO = saveHandler({
   name: 'pdo',
