@@ -254,13 +254,11 @@ export function phpSessions(options: PhpSessionsOptions): PhpSessionStore {
 
 /** The handler's store opening: a refusal it makes before importing anything is a start-up error. */
 function opening(handler: PhpSaveHandlerEntry, options: PhpSessionsOptions, context: SaveHandlerContext): Promise<PhpSaveHandlerStore> {
-  const defaults = handler.defaults as PhpSessionSettings;
-  const settings = {
-    ...options,
-    ...Object.fromEntries(Object.entries(defaults).map(([key, value]) => [key, options[key as keyof PhpSessionSettings] ?? value])),
-  };
+  // The handler's own defaults fill what the options leave unset.
+  const settings: Record<string, unknown> = { ...options };
+  for (const [key, value] of Object.entries(handler.defaults)) settings[key] ??= value;
   try {
-    return handler.open(settings, context);
+    return handler.open(settings as unknown as PhpSessionSettings, context);
   } catch (error) {
     throw new PhpSessionConfigError((error as Error).message);
   }
@@ -284,7 +282,7 @@ function openedLater(handler: PhpSaveHandlerEntry, store: Promise<PhpSaveHandler
     touchExpiry: async (id, modifiedMs) => (opened ?? (await loaded)).touchExpiry(id, modifiedMs),
     async rewrite(id, change) {
       const store = opened ?? (await loaded);
-      // The policy asks only a handler that rewrites (phpSettingsProblems refuses activity on the others).
+      // Asked only in `activity` mode, which `files` refuses at start-up; another handler without it fails the touch, reported.
       if (!store.rewrite) throw new SessionUnavailableError(`the ${handler.name} handler cannot rewrite a session`);
       return store.rewrite(id, change);
     },
