@@ -7,7 +7,8 @@ import {
   type SessionControl,
   type SessionUser,
 } from '@cotizaciones/core';
-import { PHP_SESSION_DEFAULTS, phpSettingsProblems, type PhpSessionSettings } from './options.js';
+import { phpSettingsProblems } from './options.js';
+import { PHP_SESSION_DEFAULTS, type PhpSessionProblem, type PhpSessionSettings } from './settings.js';
 import { PhpSessionDecodeError, type PhpValue } from './php-value.js';
 import { decodePhpSession, encodeInt, isPlainNumber, type DecodedPhpSession } from './session-formats.js';
 import { sessionIdFromCookies, sessionIdHash } from './session-id.js';
@@ -17,6 +18,8 @@ import { SAVE_HANDLERS, saveHandlerNamed, type PhpSaveHandlerEntry, type SaveHan
 import { rateLimitedReport } from './rate-limited-report.js';
 import { LOCK_WAIT_MS } from './shared-lock.js';
 import { toPlain } from './to-plain.js';
+
+export type { PhpSessionProblem } from './settings.js';
 
 export interface PhpSessionsOptions extends PhpSessionSettings {
   /** Clock, epoch milliseconds. */
@@ -29,28 +32,6 @@ export interface PhpSessionsOptions extends PhpSessionSettings {
   readonly onLockWaiters?: (waiting: number) => void;
   /** The save handlers `saveHandler` names one of. Default `SAVE_HANDLERS`. */
   readonly handlers?: readonly PhpSaveHandlerEntry[];
-}
-
-export interface PhpSessionProblem {
-  readonly kind:
-    | 'undecodable'
-    | 'empty'
-    | 'oversized'
-    | 'not-a-regular-file'
-    | 'foreign-owner'
-    | 'idle'
-    | 'touch-failed'
-    | 'touch-refused'
-    /** The user key holds neither a user nor an id (reported once). */
-    | 'user-shape';
-  /** A hash of the session id, never the id. */
-  readonly sessionHash?: string;
-  readonly detail?: string;
-  /**
-   * How many more of this kind were not reported since the last report of it (empty and undecodable
-   * sessions, and touches failing for one reason, are reported at most once a minute).
-   */
-  readonly unreported?: number;
 }
 
 /** A start-up configuration the adapter cannot honour. */

@@ -1,7 +1,6 @@
 import { locksAvailable } from '../fs/flock.js';
-import type { PhpSessionSettings, PhpSettingsProblem } from './options.js';
 import { DEFAULT_PDO_COLUMNS, DEFAULT_PDO_TABLE, parsePdoColumns, parsePdoSavePath, parsePdoTable } from './pdo-table.js';
-import type { PhpSessionProblem } from './php-sessions.js';
+import type { PhpSessionProblem, PhpSessionSettings, PhpSettingsProblem } from './settings.js';
 import type { PhpSaveHandlerStore } from './save-handler-store.js';
 import { parseFilesSavePath, parseMemcachedSavePath, parseRedisClusterSavePath, parseRedisSavePath } from './save-path.js';
 
