@@ -310,7 +310,7 @@ describe('loadConfig', () => {
     expect(
       configError({ PORT: 'x', SESSION_STORE: 'php', PHP_SESSION_NAME: 'a b', PHP_SESSION_GC_MAXLIFETIME: '-1', DEV_LOGIN: '1' }).problems,
     ).toEqual([
-      'PHP_SESSION_SAVE_PATH required: copy session.save_path from php.ini (a directory, tcp://host:port?… for redis, seed[]=host:port&… for rediscluster, host:port,… for memcached; for pdo, the database as mysql://…, postgres://… or sqlite:<file>)',
+      'PHP_SESSION_SAVE_PATH required: copy session.save_path from php.ini (a directory for files; tcp://host:port?… for redis; seed[]=host:port&… for rediscluster; host:port,… for memcached; the database as mysql://…, postgres://… or sqlite:<file> for pdo)',
       'PHP_SESSION_NAME "a b" is not a session cookie name PHP accepts',
       'PHP_SESSION_GC_MAXLIFETIME "-1" is not a positive whole number of seconds',
       'PORT must be an integer from 0 to 65535 (0: any free port) (got "x")',

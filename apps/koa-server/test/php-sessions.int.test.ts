@@ -21,6 +21,7 @@ import {
   type RedisClusterProcess,
   type RedisProcess,
 } from '@cotizaciones/adapters/testing';
+import type { PhpSaveHandler } from '@cotizaciones/adapters/php-session/options';
 import { expectAnswer } from './support/contract-headers.js';
 import { FIELD_PATH, ITEM_PATH, form, startService, type TestService } from './support/service.js';
 import { until } from './support/until.js';
@@ -56,7 +57,7 @@ interface Store {
 const GC_MAXLIFETIME = 1440;
 
 function sessionSuite(
-  name: 'files' | 'redis' | 'rediscluster' | 'memcached' | 'pdo',
+  name: PhpSaveHandler,
   setUp: () => Promise<{ store: Store; down?: RedisProcess; cluster?: RedisClusterProcess }>,
   env: Record<string, string> = {},
   serializer = 'php',

@@ -64,7 +64,7 @@ describe('SESSION_STORE=php start-up refusals, in the server process', () => {
     });
     expect(code).toBe(1);
     expect(stderr.trimEnd().split('\n')).toEqual([
-      'configuration error: PHP_SESSION_SAVE_PATH required: copy session.save_path from php.ini (a directory, tcp://host:port?… for redis, seed[]=host:port&… for rediscluster, host:port,… for memcached; for pdo, the database as mysql://…, postgres://… or sqlite:<file>)',
+      'configuration error: PHP_SESSION_SAVE_PATH required: copy session.save_path from php.ini (a directory for files; tcp://host:port?… for redis; seed[]=host:port&… for rediscluster; host:port,… for memcached; the database as mysql://…, postgres://… or sqlite:<file> for pdo)',
       expect.stringMatching(
         /^configuration error: PHP_SESSION_TOUCH=activity is not supported with the files handler: PHP rewrites a session file under its own flock/,
       ),
@@ -75,7 +75,7 @@ describe('SESSION_STORE=php start-up refusals, in the server process', () => {
     [
       'memcache',
       '127.0.0.1:11211',
-      'PHP_SESSION_SAVE_HANDLER "memcache" is not supported: expected files, redis or rediscluster (phpredis), memcached (php-memcached) or pdo (a session table)',
+      'PHP_SESSION_SAVE_HANDLER "memcache" is not supported: expected files (PHP), redis (phpredis), rediscluster (phpredis), memcached (php-memcached) or pdo (a session table)',
     ],
     [
       'memcached',

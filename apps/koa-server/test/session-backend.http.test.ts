@@ -6,11 +6,14 @@ import { SessionUnavailableError } from '@cotizaciones/core';
 import { createLog, openSessionStore, RECORD_BACKENDS, readSessionConfig, recordBackend, type ConfigProblems } from '@cotizaciones/runtime';
 import { startApp } from './support/app.js';
 import { FIELD_PATH, form } from './support/service.js';
+import { sessionSpanModes } from './support/session-span-modes.js';
 
 // The "add a session backend" recipe (docs/recipes.md), proved: a `records` backend that exists only
 // in this test, written from the recipe's steps and nothing else, passes the session-store contract
 // suite, is chosen by SESSION_STORE with its own variable, and holds the sessions of the app's
 // requests: signed in, signed out, unavailable.
+
+const spanModes = sessionSpanModes();
 
 /**
  * Step 1: the factory, returning `{ kind: 'records', … }` with the lifecycle; its records are kept as
@@ -92,11 +95,11 @@ describe('a session backend added by the recipe', () => {
     expect([...unlisted.values()]).toEqual(['SESSION_STORE must be cookie, redis or php (got "map")']);
   });
 
-  it("holds the app's sessions: signed in, signed out, and 503 while it cannot be reached", async () => {
+  it("holds the app's sessions: signed in, signed out, and 503 while it cannot be reached; traced under its name", async () => {
     const { config } = sessionConfig({ SESSION_STORE: 'map', MAP_SESSIONS_MAX: '10' });
     const sessions = await openSessionStore(config, createLog('silent'));
     expect(sessions.describe()).toBe('a map of at most 10 records');
-    const app = await startApp({}, { sessions });
+    const app = await startApp({ traced: true }, { sessions });
     try {
       const post = (cookie?: string) =>
         fetch(`${app.url}${FIELD_PATH}`, { method: 'POST', body: form({ id: '12' }), headers: cookie === undefined ? {} : { cookie } });
@@ -110,6 +113,7 @@ describe('a session backend added by the recipe', () => {
       opened.at(-1)?.down();
       const unavailable = await post(again);
       expect([unavailable.status, await unavailable.text()]).toEqual([503, '{"ok":false,"msg":"Servicio no disponible."}']);
+      expect(spanModes()).toEqual(['map']);
     } finally {
       app.close();
       await sessions.close();

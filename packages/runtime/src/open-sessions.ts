@@ -20,8 +20,9 @@ async function storeFor(config: SessionConfig, log: Log): Promise<SessionStore> 
   if (config.records !== undefined) return config.records.backend.open(config.records.variables, log);
   if (config.sessionStore === 'php' && config.phpSession !== undefined) {
     const { phpSessions } = await import('@cotizaciones/adapters/php-session');
-    return phpSessions({
+    const store = phpSessions({
       ...config.phpSession,
+      ...(config.phpSaveHandlers === undefined ? {} : { handlers: config.phpSaveHandlers }),
       // The problem carries a hash of the session id at most, never the id.
       onProblem: (problem) => {
         const line = { problem: problem.kind, session: problem.sessionHash, detail: problem.detail, unreported: problem.unreported };
@@ -29,8 +30,10 @@ async function storeFor(config: SessionConfig, log: Log): Promise<SessionStore> 
         if (problem.kind === 'idle') log.info(line, 'PHP session idle: answered as signed out');
         else log.warn(line, 'PHP session answered as signed out or not touched');
       },
-      onConnectionError: (error) => log.warn({ err: error }, 'PHP sessions (Redis) connection error'),
+      // The handler's own name for it (its entry's), known once the store is: errors come after that.
+      onConnectionError: (error) => log.warn({ err: error }, `${store.logName} connection error`),
     });
+    return store;
   }
   return cookieSessionStore();
 }

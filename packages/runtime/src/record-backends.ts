@@ -10,7 +10,7 @@ import { readVariables, reporter, type Environment } from './read-env.js';
  * session backend"). The web channel binds every `records` store the same way.
  */
 export interface RecordBackend {
-  /** Its `SESSION_STORE` value. */
+  /** Its `SESSION_STORE` value, also where the records live as a span says it. */
   readonly name: string;
   /** Its variables, read only when it is chosen; each one documented in docs/configuration.md. */
   readonly variables: z.ZodObject;
@@ -31,8 +31,8 @@ export function recordBackend<S extends z.ZodRawShape>(backend: {
     name: backend.name,
     variables: backend.variables,
     required: backend.required ?? [],
-    // The values are what readRecordBackend read through this same schema.
-    open: (variables, log) => backend.open(variables as z.infer<z.ZodObject<S>>, log),
+    // The values are what readRecordBackend read through this same schema; the store carries its entry's name to the traces.
+    open: async (variables, log) => Object.assign(await backend.open(variables as z.infer<z.ZodObject<S>>, log), { mode: backend.name }),
   };
 }
 

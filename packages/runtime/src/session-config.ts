@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { PhpSessionSettings } from '@cotizaciones/adapters/php-session/options';
+import type { PhpSaveHandlerEntry, PhpSessionSettings } from '@cotizaciones/adapters/php-session/options';
 import { configProblem, type ConfigProblems } from './config-problems.js';
 import { readPhpSessionConfig } from './php-session-config.js';
 import { RECORD_BACKENDS, readRecordBackend, type RecordBackend } from './record-backends.js';
@@ -18,6 +18,8 @@ export interface SessionConfig {
   readonly sessionStore: string;
   /** SESSION_STORE=php: the PHP app's session settings (PHP_SESSION_*). */
   readonly phpSession: PhpSessionSettings | undefined;
+  /** The save handlers PHP_SESSION_SAVE_HANDLER could name, when not the adapter's own (`SAVE_HANDLERS`). */
+  readonly phpSaveHandlers?: readonly PhpSaveHandlerEntry[];
   /** SESSION_STORE=<a record backend>: that backend and its variables' values. */
   readonly records: { readonly backend: RecordBackend; readonly variables: unknown } | undefined;
   readonly sessionIdleMs: number;
@@ -26,12 +28,14 @@ export interface SessionConfig {
 
 /**
  * SESSION_* (and PHP_SESSION_* for SESSION_STORE=php, the chosen record backend's variables); every bad
- * variable becomes a line in `problems`. `backends`: the record backends SESSION_STORE can name.
+ * variable becomes a line in `problems`. `backends`: the record backends SESSION_STORE can name;
+ * `phpSaveHandlers`: the save handlers PHP_SESSION_SAVE_HANDLER can name (default the adapter's).
  */
 export function readSessionConfig(
   env: Environment,
   problems: ConfigProblems,
   backends: readonly RecordBackend[] = RECORD_BACKENDS,
+  phpSaveHandlers?: readonly PhpSaveHandlerEntry[],
 ): SessionConfig {
   const e = readVariables(SessionEnv, env, problems);
   const report = reporter(problems);
@@ -41,7 +45,7 @@ export function readSessionConfig(
     problems.set('SESSION_STORE', configProblem('SESSION_STORE', `must be ${stores.slice(0, -1).join(', ')} or php`, sessionStore));
     sessionStore = 'cookie';
   }
-  const phpSession = sessionStore === 'php' ? readPhpSessionConfig(env, problems) : undefined;
+  const phpSession = sessionStore === 'php' ? readPhpSessionConfig(env, problems, phpSaveHandlers) : undefined;
   const backend = backends.find((one) => one.name === sessionStore);
   const records = backend === undefined ? undefined : { backend, variables: readRecordBackend(backend, env, problems) };
   // A cookie session is readable by its holder and outlives sign-out: no upstream token in it.
@@ -55,6 +59,7 @@ export function readSessionConfig(
   return {
     sessionStore,
     phpSession,
+    ...(phpSaveHandlers === undefined ? {} : { phpSaveHandlers }),
     records,
     sessionIdleMs: e.SESSION_IDLE_MINUTES * 60_000,
     sessionMaxMs: e.SESSION_MAX_HOURS * 3_600_000,

@@ -75,7 +75,7 @@ describe('PHP_SESSION_* variables (SESSION_STORE=php)', () => {
         PHP_SESSION_LOCK_WAITERS: '0',
       }),
     ).toEqual([
-      'PHP_SESSION_SAVE_HANDLER "memcache" is not supported: expected files, redis or rediscluster (phpredis), memcached (php-memcached) or pdo (a session table)',
+      'PHP_SESSION_SAVE_HANDLER "memcache" is not supported: expected files (PHP), redis (phpredis), rediscluster (phpredis), memcached (php-memcached) or pdo (a session table)',
       'PHP_SESSION_SERIALIZE_HANDLER "msgpack" is not supported: expected php, php_serialize, php_binary or igbinary',
       'PHP_SESSION_NAME "123" is not a session cookie name PHP accepts',
       'PHP_SESSION_GC_MAXLIFETIME "-5" is not a positive whole number of seconds',

@@ -23,8 +23,8 @@ function bound(app: Koa, store: SessionStore, settings: Omit<SessionSettings, 's
     case 'cookie':
       return [koaSessionBinding(app, settings), 'cookie'];
     case 'records':
-      return [koaSessionBinding(app, { ...settings, store }), 'redis'];
+      return [koaSessionBinding(app, { ...settings, store }), store.mode ?? 'records'];
     case 'php':
-      return [phpSessionBinding(store), `php ${store.handler}`];
+      return [phpSessionBinding(store), store.mode];
   }
 }

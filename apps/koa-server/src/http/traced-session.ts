@@ -3,8 +3,11 @@ import { spanSettled } from '@cotizaciones/runtime';
 import type { Session } from '@cotizaciones/core';
 import type { SessionBinding } from './session-binding.js';
 
-/** Where the sessions live, as a span says it: never an id or a cookie. */
-export type SessionMode = 'cookie' | 'redis' | 'php files' | 'php redis' | 'php rediscluster' | 'php memcached' | 'php pdo';
+/**
+ * Where the sessions live, as a span says it: never an id or a cookie. `cookie`, a record backend's name
+ * (`redis`), or a PHP save handler entry's mode (`php files`).
+ */
+export type SessionMode = string;
 
 /**
  * The session binding with its reads as spans: the store's record loaded (Redis, on first use),

@@ -7,23 +7,19 @@ import {
   type SessionControl,
   type SessionUser,
 } from '@cotizaciones/core';
-import { locksAvailable } from '../fs/flock.js';
-import { phpFilesStore } from './php-files-store.js';
-import { phpSettingsProblems, type PhpSessionSettings } from './options.js';
+import { phpSettingsProblems } from './options.js';
+import { PHP_SESSION_DEFAULTS, type PhpSessionProblem, type PhpSessionSettings } from './settings.js';
 import { PhpSessionDecodeError, type PhpValue } from './php-value.js';
-import { parseFilesSavePath, parseMemcachedSavePath, parseRedisClusterSavePath, parseRedisSavePath } from './save-path.js';
 import { decodePhpSession, encodeInt, isPlainNumber, type DecodedPhpSession } from './session-formats.js';
 import { sessionIdFromCookies, sessionIdHash } from './session-id.js';
 import type { PhpSaveHandlerStore } from './save-handler-store.js';
 import type { PhpSessionStore } from '../session/session-store.js';
-import { phpRedisStore } from './php-redis-store.js';
-import { phpMemcachedStore } from './php-memcached-store.js';
-import { phpRedisClusterStore } from './php-redis-cluster-store.js';
-import { DEFAULT_PDO_COLUMNS, DEFAULT_PDO_TABLE, parsePdoColumns, parsePdoSavePath, parsePdoTable } from './pdo-table.js';
-import { phpPdoStore } from './php-pdo-store.js';
+import { SAVE_HANDLERS, saveHandlerNamed, type PhpSaveHandlerEntry, type SaveHandlerContext } from './save-handlers.js';
 import { rateLimitedReport } from './rate-limited-report.js';
 import { LOCK_WAIT_MS } from './shared-lock.js';
 import { toPlain } from './to-plain.js';
+
+export type { PhpSessionProblem } from './settings.js';
 
 export interface PhpSessionsOptions extends PhpSessionSettings {
   /** Clock, epoch milliseconds. */
@@ -34,28 +30,8 @@ export interface PhpSessionsOptions extends PhpSessionSettings {
   readonly onConnectionError?: (error: Error) => void;
   /** Told each time the number of requests waiting on PHP's file locks changes. */
   readonly onLockWaiters?: (waiting: number) => void;
-}
-
-export interface PhpSessionProblem {
-  readonly kind:
-    | 'undecodable'
-    | 'empty'
-    | 'oversized'
-    | 'not-a-regular-file'
-    | 'foreign-owner'
-    | 'idle'
-    | 'touch-failed'
-    | 'touch-refused'
-    /** The user key holds neither a user nor an id (reported once). */
-    | 'user-shape';
-  /** A hash of the session id, never the id. */
-  readonly sessionHash?: string;
-  readonly detail?: string;
-  /**
-   * How many more of this kind were not reported since the last report of it (empty and undecodable
-   * sessions, and touches failing for one reason, are reported at most once a minute).
-   */
-  readonly unreported?: number;
+  /** The save handlers `saveHandler` names one of. Default `SAVE_HANDLERS`. */
+  readonly handlers?: readonly PhpSaveHandlerEntry[];
 }
 
 /** A start-up configuration the adapter cannot honour. */
@@ -63,9 +39,6 @@ export class PhpSessionConfigError extends Error {
   override readonly name = 'PhpSessionConfigError';
 }
 
-const DEFAULT_MAX_BYTES = 1024 * 1024;
-/** Waiters cost a descriptor and a timer each (no process): the bound keeps a stuck PHP from piling up thousands. */
-const DEFAULT_LOCK_WAITERS = 128;
 /** Empty and undecodable sessions, and a touch failing the same way, are said at most this often: any visitor can make one per request. */
 const REPEATED_PROBLEM_EVERY_MS = 60_000;
 const NO_SESSION: Session = { currentUser: () => Promise.resolve(undefined) };
@@ -78,20 +51,34 @@ const NO_SESSION: Session = { currentUser: () => Promise.resolve(undefined) };
  * `cas`, or a compare-and-set UPDATE) that yields to any PHP write.
  */
 export function phpSessions(options: PhpSessionsOptions): PhpSessionStore {
-  const format = options.serializeHandler ?? 'php';
-  const cookieName = options.name ?? 'PHPSESSID';
-  const gcMaxLifetimeSeconds = options.gcMaxLifetimeSeconds ?? 1440;
-  const userKey = options.userKey ?? 'user';
-  const touch = options.touch ?? 'expiry';
-  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+  const format = options.serializeHandler ?? PHP_SESSION_DEFAULTS.serializeHandler;
+  const cookieName = options.name ?? PHP_SESSION_DEFAULTS.name;
+  const gcMaxLifetimeSeconds = options.gcMaxLifetimeSeconds ?? PHP_SESSION_DEFAULTS.gcMaxLifetimeSeconds;
+  const userKey = options.userKey ?? PHP_SESSION_DEFAULTS.userKey;
+  const touch = options.touch ?? PHP_SESSION_DEFAULTS.touch;
+  const maxBytes = options.maxBytes ?? PHP_SESSION_DEFAULTS.maxBytes;
   const now = options.now ?? Date.now;
   const report = options.onProblem ?? (() => undefined);
   const reportRepeated = rateLimitedReport(report, REPEATED_PROBLEM_EVERY_MS, now);
   const { activityKey, idleSeconds } = options;
-  const [problem] = phpSettingsProblems(options);
+  const handlers = options.handlers ?? SAVE_HANDLERS;
+  const [problem] = phpSettingsProblems(options, handlers);
   if (problem) throw new PhpSessionConfigError(problem.line);
+  const handler = saveHandlerNamed(options.saveHandler, handlers)!;
 
-  const store = openStore(options, { gcMaxLifetimeSeconds, maxBytes, now, report });
+  const store = openedLater(
+    handler,
+    opening(handler, options, {
+      gcMaxLifetimeSeconds,
+      maxBytes,
+      // Waiters cost a descriptor and a timer each (no process): the bound keeps a stuck PHP from piling up thousands.
+      lockWaiters: options.lockWaiters ?? PHP_SESSION_DEFAULTS.lockWaiters,
+      now,
+      report,
+      ...(options.onLockWaiters ? { onLockWaiters: options.onLockWaiters } : {}),
+      ...(options.onConnectionError ? { onConnectionError: options.onConnectionError } : {}),
+    }),
+  );
   // Only what the service uses is built; every other value is checked and stepped over.
   const used: ReadonlySet<string> = new Set(activityKey === undefined ? [userKey] : [userKey, activityKey]);
 
@@ -216,7 +203,9 @@ export function phpSessions(options: PhpSessionsOptions): PhpSessionStore {
 
   return {
     kind: 'php',
-    handler: options.saveHandler,
+    handler: handler.name,
+    mode: handler.mode,
+    logName: handler.logName,
     cookieName,
     sessionFor(cookieHeader, client) {
       const id = sessionIdFromCookies(cookieHeader, cookieName);
@@ -244,72 +233,45 @@ export function phpSessions(options: PhpSessionsOptions): PhpSessionStore {
   };
 }
 
-function openStore(
-  options: PhpSessionsOptions,
-  settings: { gcMaxLifetimeSeconds: number; maxBytes: number; now: () => number; report: (problem: PhpSessionProblem) => void },
-): PhpSaveHandlerStore {
-  const { gcMaxLifetimeSeconds, maxBytes, now, report } = settings;
-  if (options.saveHandler === 'files') {
-    const savePath = parseFilesSavePath(options.savePath);
-    // Checked once here rather than failing every request that meets a PHP write in progress.
-    if (!locksAvailable()) {
-      throw new PhpSessionConfigError(
-        "PHP_SESSION_SAVE_HANDLER=files needs flock(2), PHP's own lock, which the service takes through koffi: koffi's prebuilt binary did not load on this platform (is the optional package for this platform installed?)",
-      );
-    }
-    return phpFilesStore({
-      ...savePath,
-      gcMaxLifetimeSeconds,
-      maxBytes,
-      maxLockWaiters: options.lockWaiters ?? DEFAULT_LOCK_WAITERS,
-      ...(options.onLockWaiters ? { onLockWaiters: options.onLockWaiters } : {}),
-      now,
-      onTouchRefused: (error) =>
-        report({
-          kind: 'touch-refused',
-          detail: `${(error as NodeJS.ErrnoException).code ?? error.message}: only the files' owner may set their time: run the service as the PHP user`,
-        }),
-    });
+/** The handler's store opening: a refusal it makes before importing anything is a start-up error. */
+function opening(handler: PhpSaveHandlerEntry, options: PhpSessionsOptions, context: SaveHandlerContext): Promise<PhpSaveHandlerStore> {
+  // The handler's own defaults fill what the options leave unset.
+  const settings: Record<string, unknown> = { ...options };
+  for (const [key, value] of Object.entries(handler.defaults)) settings[key] ??= value;
+  try {
+    return handler.open(settings as unknown as PhpSessionSettings, context);
+  } catch (error) {
+    throw new PhpSessionConfigError((error as Error).message);
   }
-  if (options.saveHandler === 'memcached') {
-    return phpMemcachedStore({
-      servers: parseMemcachedSavePath(options.savePath),
-      prefix: options.memcachedPrefix ?? 'memc.sess.key.',
-      gcMaxLifetimeSeconds,
-      maxBytes,
-      maxLockWaiters: options.lockWaiters ?? DEFAULT_LOCK_WAITERS,
-      ...(options.onLockWaiters ? { onLockWaiters: options.onLockWaiters } : {}),
-      now,
-    });
-  }
-  if (options.saveHandler === 'pdo') {
-    return phpPdoStore({
-      database: parsePdoSavePath(options.savePath),
-      table: parsePdoTable(options.pdoTable ?? DEFAULT_PDO_TABLE),
-      columns: options.pdoColumns === undefined ? DEFAULT_PDO_COLUMNS : parsePdoColumns(options.pdoColumns),
-      gcMaxLifetimeSeconds,
-      maxBytes,
-      now,
-      ...(options.onConnectionError ? { onConnectionError: options.onConnectionError } : {}),
-    });
-  }
-  if (options.saveHandler === 'rediscluster') {
-    return phpRedisClusterStore({
-      ...parseRedisClusterSavePath(options.savePath),
-      gcMaxLifetimeSeconds,
-      maxBytes,
-      now,
-      ...(options.onConnectionError ? { onConnectionError: options.onConnectionError } : {}),
-    });
-  }
-  const savePath = parseRedisSavePath(options.savePath);
-  return phpRedisStore({
-    ...savePath,
-    gcMaxLifetimeSeconds,
-    maxBytes,
-    now,
-    ...(options.onConnectionError ? { onConnectionError: options.onConnectionError } : {}),
-  });
+}
+
+/**
+ * The store while its module loads (an import of its client, once): every call waits for it. A store
+ * that failed to load fails each call as unavailable, and `ready` with the reason.
+ */
+function openedLater(handler: PhpSaveHandlerEntry, store: Promise<PhpSaveHandlerStore>): PhpSaveHandlerStore {
+  let opened: PhpSaveHandlerStore | undefined;
+  const loaded = store.then(
+    (value) => (opened = value),
+    (error: unknown) => {
+      throw new SessionUnavailableError(`the ${handler.name} handler did not load: ${(error as Error).message}`);
+    },
+  );
+  loaded.catch(() => undefined);
+  return {
+    read: async (id, options) => (opened ?? (await loaded)).read(id, options),
+    touchExpiry: async (id, modifiedMs) => (opened ?? (await loaded)).touchExpiry(id, modifiedMs),
+    async rewrite(id, change) {
+      const store = opened ?? (await loaded);
+      // Asked only in `activity` mode, which `files` refuses at start-up; another handler without it fails the touch, reported.
+      if (!store.rewrite) throw new SessionUnavailableError(`the ${handler.name} handler cannot rewrite a session`);
+      return store.rewrite(id, change);
+    },
+    ready: async (timeoutMs) => (opened ?? (await loaded)).ready(timeoutMs),
+    ping: async () => (opened ?? (await loaded)).ping(),
+    describe: () => opened?.describe() ?? `${handler.name} (loading)`,
+    close: async () => (await loaded.catch(() => undefined))?.close(),
+  };
 }
 
 /** `$_SESSION['user_id'] = 17` as many apps keep it: a positive integer, or 1 to 19 ASCII digits as written. */

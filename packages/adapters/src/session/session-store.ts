@@ -6,7 +6,7 @@ export interface SessionStoreLifecycle {
   ready(timeoutMs: number): Promise<void>;
   /** Resolves when the store answers (readiness); rejects with SessionUnavailableError. */
   ping(): Promise<void>;
-  /** One line for the start-up log; no secret. */
+  /** One line for the start-up log (complete once `ready` has settled); no secret. */
   describe(): string;
   close(): Promise<void>;
 }
@@ -28,13 +28,19 @@ export interface CookieSessionStore extends SessionStoreLifecycle {
 /** SESSION_STORE=redis (or memory, in tests): the service's own records, under the cookie's id. */
 export interface RecordSessionStore extends SessionStoreLifecycle, SessionRecords {
   readonly kind: 'records';
+  /** Where the records live, as a span says it: set from the backend's entry when the runtime opens it. Unset: `records`. */
+  readonly mode?: string;
 }
 
 /** SESSION_STORE=php: the PHP app's own sessions, found from a request's cookies; the store applies the PHP app's rules. */
 export interface PhpSessionStore extends SessionStoreLifecycle {
   readonly kind: 'php';
-  /** PHP's `session.save_handler`: where the PHP app keeps them. */
-  readonly handler: 'files' | 'redis' | 'rediscluster' | 'memcached' | 'pdo';
+  /** PHP's `session.save_handler`: where the PHP app keeps them (an entry of `SAVE_HANDLERS`, usually). */
+  readonly handler: string;
+  /** Where the sessions live, as a span says it: the handler entry's. */
+  readonly mode: string;
+  /** Who a connection error is about, as a log line names it: the handler entry's. */
+  readonly logName: string;
   readonly cookieName: string;
   /**
    * The session of a request, from its `Cookie` header; read once, on first use. `client`: the

@@ -15,12 +15,16 @@ describe('the PHP sessions adapter, called directly', () => {
     );
   });
 
-  it('describes itself without the Redis password', async () => {
+  it('describes itself, once its store has loaded (as start-up does, after ready), without the Redis password', async () => {
     const sessions = phpSessions({
       saveHandler: 'redis',
       savePath: 'tcp://127.0.0.1:1?auth=s3cret&prefix=p_',
       onConnectionError: () => undefined,
     });
+    expect(sessions.describe()).toBe(
+      'PHP sessions: redis (loading), serializer php, cookie PHPSESSID, user key "user", no idle check, touch expiry',
+    );
+    await sessions.ready(0).catch(() => undefined);
     expect(sessions.describe()).toMatch(
       /^PHP sessions: redis at 127\.0\.0\.1:1, database 0, keys "p_<id>", serializer php, cookie PHPSESSID/,
     );
