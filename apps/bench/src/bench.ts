@@ -188,6 +188,7 @@ const spoolTailOptions = (options: BenchOptions): SpoolTailOptions => ({
   users: options.users,
   nodeArgs: options.nodeArgs,
   rateShare: options.spoolTailRate,
+  probe: options.spoolTailProbe,
 });
 
 /** `--spool-tail-only`: the fixed-rate comparison alone, its table on stdout and in `spool-tail.md`. */

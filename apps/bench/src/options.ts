@@ -24,6 +24,8 @@ export interface BenchOptions {
   readonly spoolTailRate: number;
   /** Only the spool's tail comparison (at `delays`): a run of a few minutes. */
   readonly spoolTailOnly: boolean;
+  /** Preload the tail probe into that comparison's services (event-loop stalls, GC pauses, spool writes, fdatasyncs). */
+  readonly spoolTailProbe: boolean;
   readonly out: string;
   /** Node/V8 flags of the service's and the references' processes, split on spaces. */
   readonly nodeArgs: readonly string[];
@@ -54,6 +56,7 @@ const HELP = `pnpm bench [options]
   --spool-tail-seconds S seconds per side per round of that comparison (10)
   --spool-tail-rate R  its fixed rate, a share of the spool-off closed-loop rate measured just before (0.7)
   --spool-tail-only    only that comparison (with --delays, --connections, --users, --warmup, --node-args)
+  --spool-tail-probe   and preload apps/bench's tail-probe into its services: their event-loop stalls, GC pauses, spool writes and fdatasyncs
   --out DIR            where the Markdown and JSON reports go (bench-results)
   --node-args="FLAGS"  Node/V8 flags of the service and the references (default: npm start's --heap-growing-percent=50 --max-semi-space-size=8)
   --candidate FILE     another build's main.js, measured beside the service in the same rounds (an A/B)
@@ -82,6 +85,7 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOption
       'spool-tail-seconds': { type: 'string', default: '10' },
       'spool-tail-rate': { type: 'string', default: '0.7' },
       'spool-tail-only': { type: 'boolean', default: false },
+      'spool-tail-probe': { type: 'boolean', default: false },
       out: { type: 'string', default: 'bench-results' },
       // As `npm start` and the Dockerfile start the service.
       'node-args': { type: 'string', default: '--heap-growing-percent=50 --max-semi-space-size=8' },
@@ -126,6 +130,7 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOption
     spoolTailS: int('spool-tail-seconds', values['spool-tail-seconds']),
     spoolTailRate: share('spool-tail-rate', values['spool-tail-rate']),
     spoolTailOnly: values['spool-tail-only'],
+    spoolTailProbe: values['spool-tail-probe'],
     out: values.out,
     nodeArgs: values['node-args'].split(' ').filter(Boolean),
     candidateMain: values.candidate,
