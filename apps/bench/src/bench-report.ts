@@ -5,6 +5,7 @@ import type { ServiceSetting, Target } from './targets.js';
 import type { CliSummary } from './cli-bench.js';
 import type { TracingOffCost } from './tracing-off-cost.js';
 import type { WriterResult } from './writer-bench.js';
+import type { SpoolTailRow } from './spool-tail-bench.js';
 
 /** What one bench run measured: the shape \`report.ts\` writes and \`target-checks.ts\` judges. */
 export interface TargetSummary {
@@ -79,4 +80,6 @@ export interface BenchReport {
   readonly tracingOff: TracingOffCost;
   /** One summary per client, got (the default) first. */
   readonly cli: readonly CliSummary[] | undefined;
+  /** The spool on and off at one fixed rate, per upstream delay (`--spool-tail-rounds 0`: none). */
+  readonly spoolTail: readonly SpoolTailRow[];
 }

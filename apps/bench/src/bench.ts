@@ -1,4 +1,6 @@
 // pnpm bench: the service beside a bare node:http + undici baseline, measured in one run on loopback.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runLoad } from './load.js';
 import { measureRound, median, type RoundResult } from './measure.js';
@@ -12,6 +14,8 @@ import { benchPhpSessions } from './php-session-bench.js';
 import { benchWriter, sqliteWriterUrl, type WriterResult } from './writer-bench.js';
 import { measureTracingOffCost } from './tracing-off-cost.js';
 import { benchCliRounds } from './cli-bench.js';
+import { benchSpoolTail, type SpoolTailOptions } from './spool-tail-bench.js';
+import { spoolTailLines } from './spool-tail-report.js';
 
 const STUB = fileURLToPath(new URL('./stub-upstream.js', import.meta.url));
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
@@ -175,8 +179,31 @@ async function soak(options: BenchOptions, target: Target, peakRps: number): Pro
   });
 }
 
+const spoolTailOptions = (options: BenchOptions): SpoolTailOptions => ({
+  delays: options.delays,
+  rounds: options.spoolTailRounds,
+  durationS: options.spoolTailS,
+  warmupS: options.warmupS,
+  connections: options.connections,
+  users: options.users,
+  nodeArgs: options.nodeArgs,
+  rateShare: options.spoolTailRate,
+  probe: options.spoolTailProbe,
+});
+
+/** `--spool-tail-only`: the fixed-rate comparison alone, its table on stdout and in `spool-tail.md`. */
+async function spoolTailOnly(options: BenchOptions): Promise<void> {
+  const rows = await benchSpoolTail(spoolTailOptions(options), log);
+  const markdown = `Run ${new Date().toISOString()} on ${machine()}.\n${spoolTailLines(rows).join('\n')}\n`;
+  mkdirSync(options.out, { recursive: true });
+  writeFileSync(join(options.out, 'spool-tail.md'), markdown);
+  process.stdout.write(markdown);
+  if (rows.some((r) => r.on.problems.length + r.off.problems.length > 0)) process.exitCode = 1;
+}
+
 async function main(): Promise<void> {
   const options = readOptions(process.argv.slice(2), process.env);
+  if (options.spoolTailOnly) return spoolTailOnly(options);
   const targets = targetsFor(options);
   const summaries: TargetSummary[] = [];
   for (const delay of options.delays) summaries.push(...(await measureDelay(options, targets, delay)));
@@ -199,6 +226,7 @@ async function main(): Promise<void> {
   const cli = options.cliLines > 0 ? await benchCliRounds(options.cliLines, options.rounds, log) : undefined;
   log('tracing off: the calls left on the request path');
   const tracingOff = measureTracingOffCost();
+  const spoolTail = options.spoolTailRounds > 0 ? await benchSpoolTail(spoolTailOptions(options), log) : [];
   const fairShare = options.fairProbes > 0 ? await benchFairShare(options.fairProbes, log) : undefined;
 
   const markdown = writeReport(options.out, {
@@ -220,6 +248,7 @@ async function main(): Promise<void> {
     fairShare,
     tracingOff,
     cli,
+    spoolTail,
   });
   process.stdout.write(markdown);
   const problems = [
@@ -228,6 +257,7 @@ async function main(): Promise<void> {
     ...(soakResult ? [soakResult] : []),
     ...(cli ?? []),
     ...(phpSessions?.throughput ?? []),
+    ...spoolTail.flatMap((r) => [r.on, r.off]),
   ].flatMap((s) => s.problems);
   if (problems.length > 0) {
     log(`correctness problems: ${problems.length}`);

@@ -18,6 +18,14 @@ export interface BenchOptions {
   readonly fairProbes: number;
   /** The bulk CLI: lines per run, one run per round (0: skipped). */
   readonly cliLines: number;
+  /** The spool's tail at a fixed rate: interleaved rounds of spool on and off (0: skipped), their seconds, the rate's share of the closed-loop one. */
+  readonly spoolTailRounds: number;
+  readonly spoolTailS: number;
+  readonly spoolTailRate: number;
+  /** Only the spool's tail comparison (at `delays`): a run of a few minutes. */
+  readonly spoolTailOnly: boolean;
+  /** Preload the tail probe into that comparison's services (event-loop stalls, GC pauses, spool writes, fdatasyncs). */
+  readonly spoolTailProbe: boolean;
   readonly out: string;
   /** Node/V8 flags of the service's and the references' processes, split on spaces. */
   readonly nodeArgs: readonly string[];
@@ -44,6 +52,11 @@ const HELP = `pnpm bench [options]
   --php-rounds N       SESSION_STORE=php: interleaved rounds of whole requests per session mode (400)
   --fair-probes N      fair share: a newcomer's requests beside ordinary and pipelining clients, per scenario (200)
   --cli-lines N        the bulk CLI: lines applied per round, --concurrency 16, 20 ms upstream (4000)
+  --spool-tail-rounds N  the spool's tail: interleaved rounds of spool on and off at one fixed rate, at each delay (6; 0: skipped)
+  --spool-tail-seconds S seconds per side per round of that comparison (10)
+  --spool-tail-rate R  its fixed rate, a share of the spool-off closed-loop rate measured just before (0.7)
+  --spool-tail-only    only that comparison (with --delays, --connections, --users, --warmup, --node-args)
+  --spool-tail-probe   and preload apps/bench's tail-probe into its services: their event-loop stalls, GC pauses, spool writes and fdatasyncs
   --out DIR            where the Markdown and JSON reports go (bench-results)
   --node-args="FLAGS"  Node/V8 flags of the service and the references (default: npm start's --heap-growing-percent=50 --max-semi-space-size=8)
   --candidate FILE     another build's main.js, measured beside the service in the same rounds (an A/B)
@@ -68,6 +81,11 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOption
       'php-rounds': { type: 'string', default: '400' },
       'fair-probes': { type: 'string', default: '200' },
       'cli-lines': { type: 'string', default: '4000' },
+      'spool-tail-rounds': { type: 'string', default: '6' },
+      'spool-tail-seconds': { type: 'string', default: '10' },
+      'spool-tail-rate': { type: 'string', default: '0.7' },
+      'spool-tail-only': { type: 'boolean', default: false },
+      'spool-tail-probe': { type: 'boolean', default: false },
       out: { type: 'string', default: 'bench-results' },
       // As `npm start` and the Dockerfile start the service.
       'node-args': { type: 'string', default: '--heap-growing-percent=50 --max-semi-space-size=8' },
@@ -83,6 +101,11 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOption
   const int = (name: string, value: string) => {
     const n = Number(value);
     if (!Number.isInteger(n) || n < 0) throw new Error(`--${name} must be a whole number, got ${value}`);
+    return n;
+  };
+  const share = (name: string, value: string) => {
+    const n = Number(value);
+    if (!(n > 0 && n <= 1)) throw new Error(`--${name} must be above 0 and at most 1, got ${value}`);
     return n;
   };
   return {
@@ -103,6 +126,11 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOption
     phpRounds: int('php-rounds', values['php-rounds']),
     fairProbes: int('fair-probes', values['fair-probes']),
     cliLines: int('cli-lines', values['cli-lines']),
+    spoolTailRounds: int('spool-tail-rounds', values['spool-tail-rounds']),
+    spoolTailS: int('spool-tail-seconds', values['spool-tail-seconds']),
+    spoolTailRate: share('spool-tail-rate', values['spool-tail-rate']),
+    spoolTailOnly: values['spool-tail-only'],
+    spoolTailProbe: values['spool-tail-probe'],
     out: values.out,
     nodeArgs: values['node-args'].split(' ').filter(Boolean),
     candidateMain: values.candidate,

@@ -65,3 +65,8 @@ export function memoryMb(pid: number): { rss: number; peak: number } {
   const kb = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
   return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
 }
+
+/** How long a thread (its main one: `tid` = `pid`) has waited, runnable, for a CPU (`/proc/…/schedstat`'s run delay), in ms. */
+export function runDelayMs(pid: number, tid = pid): number {
+  return Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[1]) / 1e6;
+}

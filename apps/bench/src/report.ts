@@ -5,6 +5,7 @@ import type { BenchReport, TargetSummary } from './bench-report.js';
 import type { LatencyRow } from './php-session-bench.js';
 import { REPEATED_MAX_MB, REPEATED_MAX_MS, REPEATED_READS, repeatedMet } from './repeated-session-bench.js';
 import { checkTargets } from './target-checks.js';
+import { spoolTailLines } from './spool-tail-report.js';
 
 export function machine(): string {
   const cpu = cpus();
@@ -50,6 +51,7 @@ export function toMarkdown(report: BenchReport): string {
       `| ${s.target} | ${s.seconds} | ${fixed(s.rate)} | ${s.requests} | ${fixed(s.rssAfterWarmupMb, 1)} | ${fixed(s.rssAtEndMb, 1)} | ${fixed(s.growthMb, 1)} | ${checked(s.problems)} |`,
     );
   }
+  lines.push(...spoolTailLines(report.spoolTail));
   lines.push(...tracingLines(report));
   if (report.writer.length) {
     lines.push('', '| activity-log writer | entries | entries/s | written |', '|---|---|---|---|');

@@ -1,5 +1,6 @@
 import type { BenchReport, TargetSummary } from './bench-report.js';
 import { PHP_FILES_EMPTY_SESSION, PHP_FILES_NO_COOKIE, PHP_FILES_UNKNOWN_SESSION } from './php-session-bench.js';
+import { SPOOL_TAIL_LIMIT, spoolTailMet } from './spool-tail-report.js';
 import { REPEATED_MAX_MB, REPEATED_MAX_MS, repeatedMet } from './repeated-session-bench.js';
 
 export interface TargetCheck {
@@ -145,6 +146,20 @@ export function checkTargets(report: BenchReport): TargetCheck[] {
         ? 'not measured'
         : `${spoolShare >= 0 ? '+' : ''}${fixed(spoolShare, 1)} % (${fixed(spoolOn!.cpuMsPer1000, 0)} against ${fixed(spoolOff!.cpuMsPer1000, 0)} µs a request; p99 ${spoolOn!.p99} against ${spoolOff!.p99} ms; got, cookie+sqlite, 0 ms upstream)`,
     met: spoolShare === undefined ? undefined : spoolShare <= 5 && spoolOn!.p99 <= spoolOff!.p99 * 1.1,
+  });
+  // The same at one fixed rate (open loop): the tail of each side at the same load.
+  const tail = report.spoolTail;
+  checks.push({
+    target: `activity spool at a fixed rate: p99.9 ≤ ${SPOOL_TAIL_LIMIT} × the spool-off p99.9, each upstream delay`,
+    measured: tail.length
+      ? tail
+          .map(
+            (r) =>
+              `${r.delayMs} ms: ${fixed(r.on.p999 / r.off.p999)} × (${r.on.p999} against ${r.off.p999} ms at ${r.rate} req/s; CPU ${fixed(r.on.cpuUsPerRequest, 0)} against ${fixed(r.off.cpuUsPerRequest, 0)} µs)`,
+          )
+          .join('; ')
+      : 'not measured',
+    met: tail.length ? tail.every(spoolTailMet) : undefined,
   });
   return checks;
 }

@@ -84,6 +84,8 @@ function segment(path: string, fd: number, state: SegmentState): SpoolSegment {
   while (done.delete(prefix)) prefix += 1;
   let open = true;
   let dirty = false;
+  /** An fdatasync under way: the next waits for it (a slow disk would otherwise pile them up in the thread pool). */
+  let syncing = false;
   const write = (line: string) => {
     dirty = true;
     const buffer = Buffer.from(line);
@@ -153,10 +155,11 @@ function segment(path: string, fd: number, state: SegmentState): SpoolSegment {
       return prefix >= entries;
     },
     sync() {
-      if (!dirty || !open) return;
+      if (!dirty || !open || syncing) return;
       dirty = false;
+      syncing = true;
       // Not waited for: a failure (the file closed meanwhile) leaves what the kernel will write anyway.
-      fdatasync(fd, () => undefined);
+      fdatasync(fd, () => (syncing = false));
     },
     remove() {
       if (!open) return;

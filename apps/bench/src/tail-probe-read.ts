@@ -1,0 +1,51 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+/** One second of the process: the longest event-loop delay, GC pause, spool write and fdatasync in it, in ms. */
+export interface ProbeSecond {
+  readonly at: number;
+  readonly loopMaxMs: number;
+  readonly gcMaxMs: number;
+  readonly gcMs: number;
+  readonly writeMaxMs: number;
+  readonly writes: number;
+  readonly syncMaxMs: number;
+}
+
+/** Beside the process's spool folder (each bench process has a scratch folder of its own): where the bench finds it. */
+export const probeFile = (spool: string) => join(dirname(spool), 'tail-probe.jsonl');
+
+/** What a service's probe saw during one round: its longest stalls, and the seconds its event loop stalled past 100 ms. */
+export interface ProbeRound {
+  readonly loopMaxMs: number;
+  readonly stalledSeconds: number;
+  /** Stalled seconds that held a GC pause of 50 ms or more. */
+  readonly stalledWithGc: number;
+  readonly gcMaxMs: number;
+  readonly writeMaxMs: number;
+  readonly syncMaxMs: number;
+}
+
+const STALL_MS = 100;
+const GC_PAUSE_MS = 50;
+
+/** The probe's seconds of process `pid` between `from` and `to` (ms since the epoch); undefined without a probe. */
+export function readProbe(pid: number, from: number, to: number): ProbeRound | undefined {
+  const spool = /(?:^|\0)ACTIVITY_LOG_SPOOL=([^\0]*)/.exec(readFileSync(`/proc/${pid}/environ`, 'utf8'))?.[1];
+  if (spool === undefined || !existsSync(probeFile(spool))) return undefined;
+  const seconds = readFileSync(probeFile(spool), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as ProbeSecond)
+    .filter((s) => s.at >= from && s.at <= to + 1000);
+  const most = (pick: (s: ProbeSecond) => number) => Math.max(0, ...seconds.map(pick));
+  const stalled = seconds.filter((s) => s.loopMaxMs > STALL_MS);
+  return {
+    loopMaxMs: most((s) => s.loopMaxMs),
+    stalledSeconds: stalled.length,
+    stalledWithGc: stalled.filter((s) => s.gcMaxMs >= GC_PAUSE_MS).length,
+    gcMaxMs: most((s) => s.gcMaxMs),
+    writeMaxMs: most((s) => s.writeMaxMs),
+    syncMaxMs: most((s) => s.syncMaxMs),
+  };
+}
