@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
-import { closeSync, existsSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -8,25 +8,13 @@ import { inMemoryActivityLogStore, openSpool, replayCapturedLog } from '@cotizac
 import { missing, openSqliteReadOnly, startStubUpstream } from '@cotizaciones/adapters/testing';
 import { expectAnswer } from './support/contract-headers.js';
 import { startProcess } from './support/process.js';
+import { fillDisk } from './support/fill-disk.js';
 import { until } from './support/until.js';
 import { FIELD_PATH, SESSION_KEY, TOKEN, cookieHeader, form } from './support/service.js';
 
 /** A 600 KiB tmpfs: mounting needs root. */
 const root = process.getuid?.() === 0;
 if (!root) console.warn('\n[full disk] SKIPPING: mounting a small tmpfs needs root\n');
-
-/** Writes a file until the disk refuses (ENOSPC). */
-function fill(path: string): void {
-  const fd = openSync(path, 'w');
-  const chunk = Buffer.alloc(4096, 1);
-  try {
-    for (;;) writeSync(fd, chunk);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
-  } finally {
-    closeSync(fd);
-  }
-}
 
 describe.skipIf(missing('root (the test mounts a small file system)', root))(
   'a full disk under the SQLite log, the spool and the dead-letter file',
@@ -87,7 +75,7 @@ describe.skipIf(missing('root (the test mounts a small file system)', root))(
         expect(await until(() => rows().length === 1, 10_000)).toBe(true);
 
         // The disk fills: the changes are still answered; their entries wait in memory.
-        fill(filler);
+        fillDisk(filler);
         await changes(range(2, 101));
         expect(await until(() => failedWrites() >= 2, 10_000)).toBe(true);
         expect(server.output()).toContain('the activity log spool cannot be written');
@@ -97,7 +85,7 @@ describe.skipIf(missing('root (the test mounts a small file system)', root))(
         expect(await until(() => rows().length === 101, 15_000)).toBe(true);
 
         // Full again, and the service stops before the store can take the next entries.
-        fill(filler);
+        fillDisk(filler);
         const failedBefore = failedWrites();
         await changes(range(201, 300));
         expect(await until(() => failedWrites() > failedBefore, 10_000)).toBe(true);

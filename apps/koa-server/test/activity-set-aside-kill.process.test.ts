@@ -1,6 +1,6 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { once } from 'node:events';
-import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +21,7 @@ import { expectAnswer } from './support/contract-headers.js';
 import { deadLetterLines } from './support/dead-letter-lines.js';
 import { holdLock } from './support/lock-holder.js';
 import { startProcess } from './support/process.js';
+import { fillDisk } from './support/fill-disk.js';
 import { until } from './support/until.js';
 import { FIELD_PATH, SESSION_KEY, TOKEN, cookieHeader, form } from './support/service.js';
 
@@ -39,19 +40,6 @@ const PAGE = 4096;
 // A user id longer than the legacy table's VARCHAR(64): every entry of this user is refused, known from the table's columns.
 const LONG_USER = 'u'.repeat(100);
 const REFUSED = 20;
-
-/** Writes a file until the disk refuses (ENOSPC). */
-function fill(path: string): void {
-  const fd = openSync(path, 'w');
-  const chunk = Buffer.alloc(PAGE, 1);
-  try {
-    for (;;) writeSync(fd, chunk);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
-  } finally {
-    closeSync(fd);
-  }
-}
 
 const segments = (spool: string) => {
   try {
@@ -136,7 +124,7 @@ describe.skipIf(missing('PostgreSQL (TEST_POSTGRES_URL)', urls.postgres) || miss
       await change(10 + REFUSED - 1, `estado${'x'.repeat(short - lineBytes)}`);
       expect(await until(() => entryLines().length === REFUSED, 10_000)).toBe(true);
       expect(segmentBytes() % PAGE).toBe(0);
-      fill(join(mount, 'filler'));
+      fillDisk(join(mount, 'filler'));
 
       await lock.release();
       expect(await until(() => deadLetterLines(deadLetter).length === REFUSED, 10_000)).toBe(true);
