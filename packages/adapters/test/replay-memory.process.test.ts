@@ -61,6 +61,8 @@ describe('the dead-letter replay reads its file as a stream', () => {
     console.log(
       `file ${(size / 2 ** 20).toFixed(1)} MiB; child RSS before ${(before / 2 ** 20).toFixed(1)} MiB, peak ${(peak / 2 ** 20).toFixed(1)} MiB`,
     );
-    expect(peak - before).toBeLessThan(size / 4);
+    // Read whole, the 50 MB line alone would take its size (twice as a string); streamed, growth stays
+    // under half the file on every Node version (their buffer pools and heap growth differ: 11–15 MB seen).
+    expect(peak - before).toBeLessThan(size / 2);
   });
 });
