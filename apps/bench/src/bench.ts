@@ -198,7 +198,7 @@ async function spoolTailOnly(options: BenchOptions): Promise<void> {
   mkdirSync(options.out, { recursive: true });
   writeFileSync(join(options.out, 'spool-tail.md'), markdown);
   process.stdout.write(markdown);
-  if (rows.some((r) => r.on.problems.length + r.off.problems.length > 0)) process.exitCode = 1;
+  if (rows.some((r) => r.on.problems.length + r.off.problems.length + r.twin.problems.length > 0)) process.exitCode = 1;
 }
 
 async function main(): Promise<void> {

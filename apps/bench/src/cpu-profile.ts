@@ -1,5 +1,6 @@
 // pnpm bench:profile: where each server's main-thread CPU goes, per request, by part (Node core,
-// socket writes, own code, GC, each library), from `node --cpu-prof` under the bench's load.
+// socket writes, own code, GC, each library), from `node --cpu-prof` under the bench's load (`--rate R`: at R req/s,
+// sent evenly; `--spool`: the got service with its spool off and on, instead of the references).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -23,9 +24,18 @@ interface CpuProfile {
   timeDeltas: number[];
 }
 
-const { values } = parseArgs({ options: { seconds: { type: 'string', default: '10' }, connections: { type: 'string', default: '64' } } });
+const { values } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '64' },
+    rate: { type: 'string', default: '0' },
+    spool: { type: 'boolean', default: false },
+  },
+});
 const seconds = Number(values.seconds);
 const connections = Number(values.connections);
+/** Requests per second, sent evenly; 0: as fast as each server answers. */
+const overallRate = Number(values.rate);
 const log = (message: string) => process.stderr.write(`[profile] ${message}\n`);
 
 interface Profiled {
@@ -69,13 +79,13 @@ async function profile(name: string, target: (nodeArgs: string[]) => Target, stu
   const dir = scratchDir('profile-');
   const running = await target([...NODE_ARGS, '--cpu-prof', `--cpu-prof-dir=${dir}`]).start(stubUrl, 256);
   const cookies = await running.cookies();
-  log(`${name}: warming up, then ${seconds} s at ${connections} connections`);
-  await runLoad({ url: running.process.url, cookies, connections, durationS: 3 });
+  log(`${name}: warming up, then ${seconds} s at ${connections} connections${overallRate ? `, ${overallRate} req/s` : ''}`);
+  await runLoad({ url: running.process.url, cookies, connections, durationS: 3, overallRate });
   // V8's profile clock and process.hrtime are both the system's monotonic clock, in µs here.
   const { pid } = running.process;
   const [processBefore, mainBefore] = [cpuMs(pid), cpuMs(pid, pid)];
   const from = Number(process.hrtime.bigint() / 1000n);
-  const result = await runLoad({ url: running.process.url, cookies, connections, durationS: seconds });
+  const result = await runLoad({ url: running.process.url, cookies, connections, durationS: seconds, overallRate });
   const to = Number(process.hrtime.bigint() / 1000n);
   const mainMs = cpuMs(pid, pid) - mainBefore;
   const otherMs = cpuMs(pid) - processBefore - mainMs;
@@ -103,16 +113,24 @@ async function main(): Promise<void> {
   const stub = await spawnServer(STUB, ['0'], {});
   try {
     const references = (nodeArgs: string[]) => referenceTargets(nodeArgs);
-    const columns: Array<[string, (nodeArgs: string[]) => Target]> = [
-      ['Fastify reference', (nodeArgs) => references(nodeArgs).find((t) => t.role === 'reference')!],
-      ['Koa floor', (nodeArgs) => references(nodeArgs).find((t) => t.role === 'koa-floor')!],
-      ['the service, undici', (nodeArgs) => serviceTarget({ client: 'undici', stores: { kind: 'cookie+sqlite' }, nodeArgs })],
-    ];
+    const service = (spoolOff: boolean) => (nodeArgs: string[]) =>
+      serviceTarget({ client: 'got', stores: { kind: 'cookie+sqlite' }, nodeArgs, spoolOff });
+    // --spool: where the spool's own CPU goes, the same service with it off and on (its own code last).
+    const columns: Array<[string, (nodeArgs: string[]) => Target]> = values.spool
+      ? [
+          ['the service, got, spool off', service(true)],
+          ['the service, got, spool on', service(false)],
+        ]
+      : [
+          ['Fastify reference', (nodeArgs) => references(nodeArgs).find((t) => t.role === 'reference')!],
+          ['Koa floor', (nodeArgs) => references(nodeArgs).find((t) => t.role === 'koa-floor')!],
+          ['the service, undici', (nodeArgs) => serviceTarget({ client: 'undici', stores: { kind: 'cookie+sqlite' }, nodeArgs })],
+        ];
     const results: Profiled[] = [];
     for (const [name, target] of columns) results.push(await profile(name, target, stub.url));
     const cell = (value: number | undefined) => (value === undefined || value < 0.05 ? '–' : value.toFixed(1));
     const lines = [
-      `µs a request (${connections} connections, 0 ms upstream, ${seconds} s after a 3 s warm-up; idle time left out): the main thread by part from its CPU profile, then each thread group from the kernel:`,
+      `µs a request (${connections} connections${overallRate ? ` at ${overallRate} req/s` : ''}, 0 ms upstream, ${seconds} s after a 3 s warm-up; idle time left out): the main thread by part from its CPU profile, then each thread group from the kernel:`,
       '',
       `| part | ${columns.map(([name]) => name).join(' | ')} |`,
       `|---|${columns.map(() => '---').join('|')}|`,
@@ -122,8 +140,8 @@ async function main(): Promise<void> {
       `| **the other threads**, as the kernel counts them (V8's garbage-collection and compiler helpers, the profiler's own thread, workers) | ${results.map((r) => cell(r.otherThreads)).join(' | ')} |`,
       `| of which workers, from their own profiles (the service's SQLite writer) | ${results.map((r) => cell(r.workers)).join(' | ')} |`,
     ];
-    const service = results.at(-1)!;
-    const modules = [...service.ownModules].sort((a, b) => b[1] - a[1]);
+    const last = results.at(-1)!;
+    const modules = [...last.ownModules].sort((a, b) => b[1] - a[1]);
     const shown = modules.slice(0, OWN_MODULES_SHOWN);
     const rest = modules.slice(OWN_MODULES_SHOWN).reduce((sum, [, us]) => sum + us, 0);
     lines.push(

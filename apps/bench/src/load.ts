@@ -1,12 +1,13 @@
 import autocannon from 'autocannon';
 import { UPDATE_QUOTATION_FIELD } from '@cotizaciones/core';
+import { runPacedLoad } from './paced-load.js';
 
 export interface LoadOptions {
   readonly url: string;
   readonly cookies: readonly string[];
   readonly connections: number;
   readonly durationS: number;
-  /** Requests per second for the whole run (soak); unset: as fast as the target answers. */
+  /** Requests per second for the whole run, sent evenly (paced-load.ts); unset: as fast as the target answers (autocannon). */
   readonly overallRate?: number | undefined;
   /** Seconds an answer may take before it counts as a timeout (autocannon's default: 10). */
   readonly timeoutS?: number | undefined;
@@ -26,13 +27,16 @@ export interface LoadResult {
   readonly non2xx: number;
   /** Responses whose body was not exactly the expected one ({"ok":true} unless told). */
   readonly wrongBodies: number;
+  /** At a fixed rate: how late the driver itself sent a request, ms at most (its own delay would pass for the service's). */
+  readonly sendLagMax?: number;
 }
 
 export const FIELD_PATH = UPDATE_QUOTATION_FIELD.webPath;
 const BODY = 'id=12&field=estado&value=aprobada';
 
-/** Drives endpoint A with autocannon; each connection uses its own signed-in session. */
+/** Drives endpoint A, at a fixed rate or as fast as it answers (autocannon, each connection with its own signed-in session; paced, each request with the next). */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
+  if (options.overallRate) return runPacedLoad({ ...options, rate: options.overallRate, path: FIELD_PATH, body: BODY });
   let wrongBodies = 0;
   let next = 0;
   const expected = options.expectedBody ?? '{"ok":true}';
@@ -40,7 +44,6 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     url: options.url,
     connections: options.connections,
     duration: options.durationS,
-    ...(options.overallRate ? { overallRate: options.overallRate } : {}),
     ...(options.timeoutS ? { timeout: options.timeoutS } : {}),
     requests: [
       {

@@ -52,9 +52,9 @@ const HELP = `pnpm bench [options]
   --php-rounds N       SESSION_STORE=php: interleaved rounds of whole requests per session mode (400)
   --fair-probes N      fair share: a newcomer's requests beside ordinary and pipelining clients, per scenario (200)
   --cli-lines N        the bulk CLI: lines applied per round, --concurrency 16, 20 ms upstream (4000)
-  --spool-tail-rounds N  the spool's tail: interleaved rounds of spool on and off at one fixed rate, at each delay (6; 0: skipped)
-  --spool-tail-seconds S seconds per side per round of that comparison (10)
-  --spool-tail-rate R  its fixed rate, a share of the spool-off closed-loop rate measured just before (0.7)
+  --spool-tail-rounds N  the spool's tail: rounds of spool on, off and an identical spool-off twin at one fixed rate, at each delay (6; 0: skipped)
+  --spool-tail-seconds S seconds per round of that comparison (10)
+  --spool-tail-rate R  each side's fixed rate, a share of the spool-off closed-loop rate measured just before; the three sides run at once (0.15)
   --spool-tail-only    only that comparison (with --delays, --connections, --users, --warmup, --node-args)
   --spool-tail-probe   and preload apps/bench's tail-probe into its services: their event-loop stalls, GC pauses, spool writes and fdatasyncs
   --out DIR            where the Markdown and JSON reports go (bench-results)
@@ -83,7 +83,7 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOption
       'cli-lines': { type: 'string', default: '4000' },
       'spool-tail-rounds': { type: 'string', default: '6' },
       'spool-tail-seconds': { type: 'string', default: '10' },
-      'spool-tail-rate': { type: 'string', default: '0.7' },
+      'spool-tail-rate': { type: 'string', default: '0.15' },
       'spool-tail-only': { type: 'boolean', default: false },
       'spool-tail-probe': { type: 'boolean', default: false },
       out: { type: 'string', default: 'bench-results' },

@@ -3,7 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { readProbe, type ProbeRound } from './tail-probe-read.js';
 import { runLoad } from './load.js';
 import { measureRound, median, type RoundResult } from './measure.js';
-import { runDelayMs, spawnServer } from './processes.js';
+import { runDelayMs, spawnServer, type Spawned } from './processes.js';
+import { benchSpoolCost, type SpoolCost } from './spool-cost.js';
 import { serviceTarget, type RunningTarget } from './targets.js';
 
 const STUB = fileURLToPath(new URL('./stub-upstream.js', import.meta.url));
@@ -41,14 +42,19 @@ export interface SpoolTailSide {
 
 export interface SpoolTailRow {
   readonly delayMs: number;
-  /** The spool-off service's closed-loop rate, req/s, and the fixed rate both sides were driven at. */
+  /** The spool-off service's closed-loop rate, req/s, and the fixed rate every side was driven at. */
   readonly closedLoopRps: number;
   readonly rate: number;
   readonly rounds: number;
   readonly on: SpoolTailSide;
   readonly off: SpoolTailSide;
-  /** p99.9 on / off, round by round (each round measures both sides back to back). */
+  /** A second spool-off service, identical to `off`: how far two equal services differ on this host (the noise floor). */
+  readonly twin: SpoolTailSide;
+  /** p99.9 on / off and twin / off, round by round (each round drives the three at once). */
   readonly p999Ratios: readonly number[];
+  readonly twinP999Ratios: readonly number[];
+  /** The spool's own work at the same rate, measured apart (spool-cost.ts): its share of `off`'s CPU per request. */
+  readonly spoolCost: SpoolCost;
 }
 
 const sumProbes = (probes: readonly ProbeRound[]): ProbeRound | undefined =>
@@ -81,67 +87,91 @@ const side = (results: readonly Round[], probes: readonly ProbeRound[]): SpoolTa
   };
 };
 
+const SIDES = ['on', 'off', 'twin'] as const;
+type Side = (typeof SIDES)[number];
+
 /**
  * The closed-loop rounds drive spool on and off each as fast as it answers, so their tails are taken at
- * different rates; here both are driven at one rate below either's peak, and the order alternates each
- * round so a drift of the shared host hits both alike.
+ * different rates; here each side is driven at one fixed rate (paced-load.ts), and the sides run at the
+ * same time, each with a stub upstream of its own: a stall of the shared host, which alone moved one
+ * side's p99.9 from 50 to 600 ms between rounds, then falls on all of them at once. The twin, a second
+ * spool-off service, measures what still separates two equal services: a ratio inside its spread says
+ * nothing about the spool.
  */
 export async function benchSpoolTail(options: SpoolTailOptions, log: (message: string) => void): Promise<SpoolTailRow[]> {
   const rows: SpoolTailRow[] = [];
   const nodeArgs = options.probe ? [...options.nodeArgs, `--import=${PROBE}`] : options.nodeArgs;
   const setting = { client: 'got' as const, stores: { kind: 'cookie+sqlite' as const }, nodeArgs };
   for (const delayMs of options.delays) {
-    const stub = await spawnServer(STUB, [String(delayMs)], {});
-    const on = await serviceTarget(setting).start(stub.url, options.users);
-    const off = await serviceTarget({ ...setting, spoolOff: true }).start(stub.url, options.users);
+    const stubs: Partial<Record<Side, Spawned>> = {};
+    const targets: Partial<Record<Side, RunningTarget>> = {};
     try {
-      const load = (target: RunningTarget, durationS: number, overallRate?: number) =>
-        measureRound(target, stub.url, { connections: options.connections, durationS, overallRate });
-      for (const target of [on, off])
+      for (const which of SIDES) {
+        const stub = (stubs[which] = await spawnServer(STUB, [String(delayMs)], {}));
+        targets[which] = await serviceTarget({ ...setting, spoolOff: which !== 'on' }).start(stub.url, options.users);
+      }
+      const load = (which: Side, durationS: number, overallRate?: number) =>
+        measureRound(targets[which]!, stubs[which]!.url, { connections: options.connections, durationS, overallRate });
+      // Every side gets the same warm-up and closed loop (one at a time): a service given less of it ran
+      // 1.3 × the CPU per request beside an identical one, and a longer tail.
+      for (const which of SIDES)
         await runLoad({
-          url: target.process.url,
-          cookies: await target.cookies(),
+          url: targets[which]!.process.url,
+          cookies: await targets[which]!.cookies(),
           connections: options.connections,
           durationS: options.warmupS,
         });
-      const closedLoopRps = (await load(off, options.durationS)).rps;
-      const rate = Math.max(1, Math.round(closedLoopRps * options.rateShare));
+      const closedLoop: Record<Side, number> = { on: 0, off: 0, twin: 0 };
+      for (const which of SIDES) closedLoop[which] = (await load(which, options.durationS)).rps;
+      const rate = Math.max(1, Math.round(closedLoop.off * options.rateShare));
       log(
-        `spool tail, ${delayMs} ms upstream: spool off answers ${closedLoopRps.toFixed(0)} req/s closed-loop; both driven at ${rate} req/s`,
+        `spool tail, ${delayMs} ms upstream: closed-loop req/s on ${closedLoop.on.toFixed(0)}, off ${closedLoop.off.toFixed(0)}, twin ${closedLoop.twin.toFixed(0)}; each driven at ${rate} req/s, the three at once`,
       );
-      const results = { on: [] as Round[], off: [] as Round[] };
-      const probes = { on: [] as ProbeRound[], off: [] as ProbeRound[] };
+      // One round at the fixed rate, not counted: the spool's side ran its first one or two slower (p99.9 1.5–2.1 × off's).
+      await Promise.all(SIDES.map((which) => load(which, options.durationS, rate)));
+      const results: Record<Side, Round[]> = { on: [], off: [], twin: [] };
+      const probes: Record<Side, ProbeRound[]> = { on: [], off: [], twin: [] };
       const p999Ratios: number[] = [];
+      const twinP999Ratios: number[] = [];
       for (let round = 1; round <= options.rounds; round += 1) {
-        const order = round % 2 ? (['on', 'off'] as const) : (['off', 'on'] as const);
-        for (const which of order) {
-          const target = which === 'on' ? on : off;
-          const from = Date.now();
-          const waitedBefore = runDelayMs(target.process.pid);
-          const measured = await load(target, options.durationS, rate);
-          const result = { ...measured, runDelayMsPerS: (runDelayMs(target.process.pid) - waitedBefore) / ((Date.now() - from) / 1000) };
+        const from = Date.now();
+        const waitedBefore = SIDES.map((which) => runDelayMs(targets[which]!.process.pid));
+        const measured = await Promise.all(SIDES.map((which) => load(which, options.durationS, rate)));
+        for (const [i, which] of SIDES.entries()) {
+          const pid = targets[which]!.process.pid;
+          const result = { ...measured[i]!, runDelayMsPerS: (runDelayMs(pid) - waitedBefore[i]!) / ((Date.now() - from) / 1000) };
           results[which].push(result);
-          const probe = readProbe(target.process.pid, from, Date.now());
+          const probe = readProbe(pid, from, Date.now());
           if (probe) probes[which].push(probe);
           log(
-            `spool tail, ${delayMs} ms, round ${round}: spool ${which}: p99 ${result.p99} ms, p99.9 ${result.p999} ms, ${result.cpuMsPer1000.toFixed(0)} µs CPU a request, waited for a CPU ${result.runDelayMsPerS.toFixed(0)} ms/s${probe ? `; loop stalled ${probe.stalledSeconds} s (${probe.stalledWithGc} with a GC pause), longest ${probe.loopMaxMs.toFixed(0)} ms, GC ${probe.gcMaxMs.toFixed(0)} ms, write ${probe.writeMaxMs.toFixed(1)} ms, fdatasync ${probe.syncMaxMs.toFixed(0)} ms` : ''}${result.problems.length ? `, PROBLEMS: ${result.problems.join('; ')}` : ''}`,
+            `spool tail, ${delayMs} ms, round ${round}: ${which}: p99 ${result.p99.toFixed(1)} ms, p99.9 ${result.p999.toFixed(1)} ms, ${result.cpuMsPer1000.toFixed(0)} µs CPU a request, waited for a CPU ${result.runDelayMsPerS.toFixed(0)} ms/s, the driver sent ${result.sendLagMax?.toFixed(1) ?? '?'} ms late at most${probe ? `; loop stalled ${probe.stalledSeconds} s (${probe.stalledWithGc} with a GC pause), longest ${probe.loopMaxMs.toFixed(0)} ms, GC ${probe.gcMaxMs.toFixed(0)} ms, write ${probe.writeMaxMs.toFixed(1)} ms, fdatasync ${probe.syncMaxMs.toFixed(0)} ms` : ''}${result.problems.length ? `, PROBLEMS: ${result.problems.join('; ')}` : ''}`,
           );
         }
-        p999Ratios.push((results.on.at(-1)?.p999 ?? 0) / Math.max(1, results.off.at(-1)?.p999 ?? 0));
+        const p999 = (which: Side) => results[which].at(-1)?.p999 ?? 0;
+        p999Ratios.push(p999('on') / Math.max(1, p999('off')));
+        twinP999Ratios.push(p999('twin') / Math.max(1, p999('off')));
       }
+      const spoolCost = await benchSpoolCost(rate, 5);
+      log(
+        `spool tail, ${delayMs} ms: the spool's own work at ${rate} req/s, measured apart: ${spoolCost.cpuUsPerEntry.toFixed(1)} µs CPU an entry (its path ${spoolCost.pathUs.toFixed(1)}, ${spoolCost.pathUsMin.toFixed(1)}–${spoolCost.pathUsMax.toFixed(1)}; its share of a sync ${spoolCost.syncUsPerEntry.toFixed(1)})`,
+      );
       rows.push({
         delayMs,
-        closedLoopRps,
+        spoolCost,
+        closedLoopRps: closedLoop.off,
         rate,
         rounds: options.rounds,
         on: side(results.on, probes.on),
         off: side(results.off, probes.off),
+        twin: side(results.twin, probes.twin),
         p999Ratios,
+        twinP999Ratios,
       });
     } finally {
-      await on.stop();
-      await off.stop();
-      await stub.stop();
+      for (const which of SIDES) {
+        await targets[which]?.stop();
+        await stubs[which]?.stop();
+      }
     }
   }
   return rows;

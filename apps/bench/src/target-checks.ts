@@ -1,6 +1,6 @@
 import type { BenchReport, TargetSummary } from './bench-report.js';
 import { PHP_FILES_EMPTY_SESSION, PHP_FILES_NO_COOKIE, PHP_FILES_UNKNOWN_SESSION } from './php-session-bench.js';
-import { SPOOL_TAIL_LIMIT, spoolTailMet } from './spool-tail-report.js';
+import { SPOOL_COST_LIMIT, SPOOL_TAIL_LIMIT, spoolCostShare, spoolTailMet } from './spool-tail-report.js';
 import { REPEATED_MAX_MB, REPEATED_MAX_MS, repeatedMet } from './repeated-session-bench.js';
 
 export interface TargetCheck {
@@ -155,11 +155,23 @@ export function checkTargets(report: BenchReport): TargetCheck[] {
       ? tail
           .map(
             (r) =>
-              `${r.delayMs} ms: ${fixed(r.on.p999 / r.off.p999)} × (${r.on.p999} against ${r.off.p999} ms at ${r.rate} req/s; CPU ${fixed(r.on.cpuUsPerRequest, 0)} against ${fixed(r.off.cpuUsPerRequest, 0)} µs)`,
+              `${r.delayMs} ms: ${fixed(r.on.p999 / r.off.p999)} × (${fixed(r.on.p999, 0)} against ${fixed(r.off.p999, 0)} ms at ${r.rate} req/s; an identical spool-off twin ${fixed(r.twin.p999 / r.off.p999)} ×; CPU ${fixed(r.on.cpuUsPerRequest, 0)} against ${fixed(r.off.cpuUsPerRequest, 0)} µs)`,
           )
           .join('; ')
       : 'not measured',
     met: tail.length ? tail.every(spoolTailMet) : undefined,
+  });
+  checks.push({
+    target: `activity spool at a fixed rate: its own work measured apart ≤ ${SPOOL_COST_LIMIT} % of the spool-off CPU per request, each upstream delay`,
+    measured: tail.length
+      ? tail
+          .map(
+            (r) =>
+              `${r.delayMs} ms: ${fixed(spoolCostShare(r), 1)} % (${fixed(r.spoolCost.cpuUsPerEntry, 1)} against ${fixed(r.off.cpuUsPerRequest, 0)} µs at ${r.rate} req/s)`,
+          )
+          .join('; ')
+      : 'not measured',
+    met: tail.length ? tail.every((r) => spoolCostShare(r) <= SPOOL_COST_LIMIT) : undefined,
   });
   return checks;
 }
