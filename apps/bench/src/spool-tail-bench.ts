@@ -1,6 +1,6 @@
 // The spool's tail: the service with its spool on and off at one fixed request rate (open loop), in interleaved rounds.
 import { fileURLToPath } from 'node:url';
-import { readProbe, type ProbeRound } from './tail-probe-read.js';
+import { readProbe, SLOW_WRITE_MS, type ProbeRound } from './tail-probe-read.js';
 import { runLoad } from './load.js';
 import { measureRound, median, type RoundResult } from './measure.js';
 import { runDelayMs, spawnServer, type Spawned } from './processes.js';
@@ -66,6 +66,7 @@ const sumProbes = (probes: readonly ProbeRound[]): ProbeRound | undefined =>
         stalledWithGc: probes.reduce((sum, p) => sum + p.stalledWithGc, 0),
         gcMaxMs: Math.max(...probes.map((p) => p.gcMaxMs)),
         writeMaxMs: Math.max(...probes.map((p) => p.writeMaxMs)),
+        slowWrites: probes.reduce((sum, p) => sum + p.slowWrites, 0),
         syncMaxMs: Math.max(...probes.map((p) => p.syncMaxMs)),
       };
 
@@ -144,7 +145,7 @@ export async function benchSpoolTail(options: SpoolTailOptions, log: (message: s
           const probe = readProbe(pid, from, Date.now());
           if (probe) probes[which].push(probe);
           log(
-            `spool tail, ${delayMs} ms, round ${round}: ${which}: p99 ${result.p99.toFixed(1)} ms, p99.9 ${result.p999.toFixed(1)} ms, ${result.cpuMsPer1000.toFixed(0)} µs CPU a request, waited for a CPU ${result.runDelayMsPerS.toFixed(0)} ms/s, the driver sent ${result.sendLagMax?.toFixed(1) ?? '?'} ms late at most${probe ? `; loop stalled ${probe.stalledSeconds} s (${probe.stalledWithGc} with a GC pause), longest ${probe.loopMaxMs.toFixed(0)} ms, GC ${probe.gcMaxMs.toFixed(0)} ms, write ${probe.writeMaxMs.toFixed(1)} ms, fdatasync ${probe.syncMaxMs.toFixed(0)} ms` : ''}${result.problems.length ? `, PROBLEMS: ${result.problems.join('; ')}` : ''}`,
+            `spool tail, ${delayMs} ms, round ${round}: ${which}: p99 ${result.p99.toFixed(1)} ms, p99.9 ${result.p999.toFixed(1)} ms, ${result.cpuMsPer1000.toFixed(0)} µs CPU a request, waited for a CPU ${result.runDelayMsPerS.toFixed(0)} ms/s, the driver sent ${result.sendLagMax?.toFixed(1) ?? '?'} ms late at most${probe ? `; loop stalled ${probe.stalledSeconds} s (${probe.stalledWithGc} with a GC pause), longest ${probe.loopMaxMs.toFixed(0)} ms, GC ${probe.gcMaxMs.toFixed(0)} ms, write ${probe.writeMaxMs.toFixed(1)} ms (${probe.slowWrites} past ${SLOW_WRITE_MS} ms), fdatasync ${probe.syncMaxMs.toFixed(0)} ms` : ''}${result.problems.length ? `, PROBLEMS: ${result.problems.join('; ')}` : ''}`,
           );
         }
         const p999 = (which: Side) => results[which].at(-1)?.p999 ?? 0;

@@ -1,4 +1,5 @@
 import type { SpoolTailRow } from './spool-tail-bench.js';
+import { SLOW_WRITE_MS } from './tail-probe-read.js';
 
 /** The spool's p99.9 may be at most this many times the spool-off run's, at the same rate (CONTRACT "Activity log"). */
 export const SPOOL_TAIL_LIMIT = 1.1;
@@ -51,8 +52,8 @@ export function spoolTailLines(rows: readonly SpoolTailRow[]): string[] {
   if (probed.length) {
     lines.push(
       '',
-      '| tail probe, all rounds | upstream delay | spool | seconds the loop stalled > 100 ms | of them with a GC pause ≥ 50 ms | longest loop delay ms | longest GC pause ms | longest writeSync ms | longest fdatasync ms |',
-      '|---|---|---|---|---|---|---|---|---|',
+      `| tail probe, all rounds | upstream delay | spool | seconds the loop stalled > 100 ms | of them with a GC pause ≥ 50 ms | longest loop delay ms | longest GC pause ms | longest writeSync ms | writeSyncs past ${SLOW_WRITE_MS} ms | longest fdatasync ms |`,
+      '|---|---|---|---|---|---|---|---|---|---|',
     );
     for (const row of probed)
       for (const [name, p] of [
@@ -61,7 +62,7 @@ export function spoolTailLines(rows: readonly SpoolTailRow[]): string[] {
         ['off, its twin', row.twin.probe!],
       ] as const)
         lines.push(
-          `| spool ${name} | ${row.delayMs} ms | ${name} | ${p.stalledSeconds} | ${p.stalledWithGc} | ${fixed(p.loopMaxMs)} | ${fixed(p.gcMaxMs)} | ${name === 'on' ? fixed(p.writeMaxMs, 1) : '–'} | ${name === 'on' ? fixed(p.syncMaxMs) : '–'} |`,
+          `| spool ${name} | ${row.delayMs} ms | ${name} | ${p.stalledSeconds} | ${p.stalledWithGc} | ${fixed(p.loopMaxMs)} | ${fixed(p.gcMaxMs)} | ${name === 'on' ? fixed(p.writeMaxMs, 1) : '–'} | ${name === 'on' ? p.slowWrites : '–'} | ${name === 'on' ? fixed(p.syncMaxMs) : '–'} |`,
         );
   }
   return lines;

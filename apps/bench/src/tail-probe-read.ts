@@ -9,8 +9,13 @@ export interface ProbeSecond {
   readonly gcMs: number;
   readonly writeMaxMs: number;
   readonly writes: number;
+  /** Writes that took longer than {@link SLOW_WRITE_MS}. */
+  readonly slowWrites: number;
   readonly syncMaxMs: number;
 }
+
+/** A spool write this long held every answer of its turn, and the loop: what the tail probe counts. */
+export const SLOW_WRITE_MS = 5;
 
 /** Beside the process's spool folder (each bench process has a scratch folder of its own): where the bench finds it. */
 export const probeFile = (spool: string) => join(dirname(spool), 'tail-probe.jsonl');
@@ -23,6 +28,7 @@ export interface ProbeRound {
   readonly stalledWithGc: number;
   readonly gcMaxMs: number;
   readonly writeMaxMs: number;
+  readonly slowWrites: number;
   readonly syncMaxMs: number;
 }
 
@@ -46,6 +52,7 @@ export function readProbe(pid: number, from: number, to: number): ProbeRound | u
     stalledWithGc: stalled.filter((s) => s.gcMaxMs >= GC_PAUSE_MS).length,
     gcMaxMs: most((s) => s.gcMaxMs),
     writeMaxMs: most((s) => s.writeMaxMs),
+    slowWrites: seconds.reduce((sum, s) => sum + s.slowWrites, 0),
     syncMaxMs: most((s) => s.syncMaxMs),
   };
 }

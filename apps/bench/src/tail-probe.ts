@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
 import { monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks';
-import { probeFile, type ProbeSecond } from './tail-probe-read.js';
+import { probeFile, SLOW_WRITE_MS, type ProbeSecond } from './tail-probe-read.js';
 
 const spool = process.env.ACTIVITY_LOG_SPOOL;
 if (spool !== undefined) {
@@ -10,7 +10,7 @@ if (spool !== undefined) {
   const append = fs.appendFileSync;
   const delay = monitorEventLoopDelay({ resolution: 5 });
   delay.enable();
-  let second = { gcMaxMs: 0, gcMs: 0, writeMaxMs: 0, writes: 0, syncMaxMs: 0 };
+  let second = { gcMaxMs: 0, gcMs: 0, writeMaxMs: 0, writes: 0, slowWrites: 0, syncMaxMs: 0 };
   // The spool's one write per turn and its fdatasync (the thread pool's, timed to its callback): wrapped, and the wrappers made what `import { writeSync } from 'node:fs'` binds.
   const writeSync = fs.writeSync;
   fs.writeSync = function timedWriteSync(this: unknown, ...args: Parameters<typeof writeSync>) {
@@ -18,8 +18,10 @@ if (spool !== undefined) {
     try {
       return Reflect.apply<unknown, Parameters<typeof writeSync>, number>(writeSync, this, args);
     } finally {
+      const took = performance.now() - started;
       second.writes += 1;
-      second.writeMaxMs = Math.max(second.writeMaxMs, performance.now() - started);
+      if (took > SLOW_WRITE_MS) second.slowWrites += 1;
+      second.writeMaxMs = Math.max(second.writeMaxMs, took);
     }
   } as typeof writeSync;
   const fdatasync = fs.fdatasync;
@@ -41,6 +43,6 @@ if (spool !== undefined) {
     const line: ProbeSecond = { at: Date.now(), loopMaxMs: delay.max / 1e6, ...second };
     append(out, `${JSON.stringify(line)}\n`);
     delay.reset();
-    second = { gcMaxMs: 0, gcMs: 0, writeMaxMs: 0, writes: 0, syncMaxMs: 0 };
+    second = { gcMaxMs: 0, gcMs: 0, writeMaxMs: 0, writes: 0, slowWrites: 0, syncMaxMs: 0 };
   }, 1000).unref();
 }
