@@ -1,4 +1,5 @@
-import { runLoad, type LoadOptions, type LoadResult } from './load.js';
+import type { LoadOptions, LoadResult } from './load-options.js';
+import { runLoad } from './load.js';
 import { cpuMs } from './processes.js';
 import type { RunningTarget } from './targets.js';
 

@@ -1,5 +1,5 @@
 import { Pool } from 'undici';
-import type { LoadOptions, LoadResult } from './load.js';
+import type { LoadOptions, LoadResult } from './load-options.js';
 
 export interface PacedLoadOptions extends Omit<LoadOptions, 'overallRate'> {
   readonly path: string;

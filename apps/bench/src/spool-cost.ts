@@ -18,13 +18,14 @@ export interface SpoolCost {
 }
 
 const TURNS = 5_000;
+/** The spool's own sync interval (activity-spool.ts). */
 const SYNC_INTERVAL_MS = 200;
 const SYNCS = 25;
 
 /**
- * What the spool costs a request at `rate` req/s, apart from everything else the service does. A
- * service's CPU per request moves ~10 % between two identical processes on a shared host, and a paced
- * loop's own wake-ups (~100 µs a turn here) drown the spool's share, so the two parts are measured
+ * What the spool costs a request at `rate` req/s, apart from everything else the service does. Two
+ * identical services differ in CPU per request by more than the 5 % bound on a shared host, and a
+ * paced loop's own wake-ups drown the spool's share (decision 046), so the two parts are measured
  * where they are steady: the path on a busy chain of turns, each holding one entry (at a low rate no
  * turn holds more), against the same chain without the spool, in alternating rounds; and the sync,
  * every 200 ms in the service, as many syncs of the bytes 200 ms bring at this rate.

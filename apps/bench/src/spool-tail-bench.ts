@@ -94,8 +94,8 @@ type Side = (typeof SIDES)[number];
 /**
  * The closed-loop rounds drive spool on and off each as fast as it answers, so their tails are taken at
  * different rates; here each side is driven at one fixed rate (paced-load.ts), and the sides run at the
- * same time, each with a stub upstream of its own: a stall of the shared host, which alone moved one
- * side's p99.9 from 50 to 600 ms between rounds, then falls on all of them at once. The twin, a second
+ * same time, each with a stub upstream of its own: a stall of the shared host, which alone moves a
+ * side's p99.9 several-fold between rounds, then falls on all of them at once. The twin, a second
  * spool-off service, measures what still separates two equal services: a ratio inside its spread says
  * nothing about the spool.
  */
@@ -113,8 +113,8 @@ export async function benchSpoolTail(options: SpoolTailOptions, log: (message: s
       }
       const load = (which: Side, durationS: number, overallRate?: number) =>
         measureRound(targets[which]!, stubs[which]!.url, { connections: options.connections, durationS, overallRate });
-      // Every side gets the same warm-up and closed loop (one at a time): a service given less of it ran
-      // 1.3 × the CPU per request beside an identical one, and a longer tail.
+      // Every side gets the same warm-up and closed loop (one at a time): a service given less of it
+      // costs more per request than an identical one, and has a longer tail (decision 046).
       for (const which of SIDES)
         await runLoad({
           url: targets[which]!.process.url,
@@ -128,7 +128,7 @@ export async function benchSpoolTail(options: SpoolTailOptions, log: (message: s
       log(
         `spool tail, ${delayMs} ms upstream: closed-loop req/s on ${closedLoop.on.toFixed(0)}, off ${closedLoop.off.toFixed(0)}, twin ${closedLoop.twin.toFixed(0)}; each driven at ${rate} req/s, the three at once`,
       );
-      // One round at the fixed rate, not counted: the spool's side ran its first one or two slower (p99.9 1.5–2.1 × off's).
+      // One round at the fixed rate, not counted: the spool's side ran its first one or two slower.
       await Promise.all(SIDES.map((which) => load(which, options.durationS, rate)));
       const results: Record<Side, Round[]> = { on: [], off: [], twin: [] };
       const probes: Record<Side, ProbeRound[]> = { on: [], off: [], twin: [] };
