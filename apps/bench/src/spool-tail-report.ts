@@ -9,10 +9,10 @@ const fixed = (n: number, digits = 0) => n.toFixed(digits);
 /** Met at one delay: the median p99.9 with the spool within the limit of the spool-off one. */
 export const spoolTailMet = (row: SpoolTailRow): boolean => row.on.p999 <= row.off.p999 * SPOOL_TAIL_LIMIT;
 
-/** The spool's own CPU an entry as a share of the spool-off service's CPU per request at the same rate, in %. */
 /** The contract's bound on the spool's CPU, % of a request's. */
 export const SPOOL_COST_LIMIT = 5;
 
+/** The spool's own CPU an entry as a share of the spool-off service's CPU per request at the same rate, in %. */
 export const spoolCostShare = (row: SpoolTailRow): number => (row.spoolCost.cpuUsPerEntry / row.off.cpuUsPerRequest) * 100;
 
 /** The fixed-rate comparison's table: each side's medians, the spread of p99.9 over the rounds, on / off. */
