@@ -26,4 +26,6 @@ export interface LoadResult {
   readonly wrongBodies: number;
   /** At a fixed rate: how late the driver itself sent a request, ms at most (its own delay would pass for the service's). */
   readonly sendLagMax?: number;
+  /** At a fixed rate: every answer's latency, ms, ascending (rounds at one rate can be pooled). */
+  readonly latencies?: Float64Array;
 }

@@ -1,5 +1,6 @@
 import { Pool } from 'undici';
 import type { LoadOptions, LoadResult } from './load-options.js';
+import { quantile } from './quantile.js';
 
 export interface PacedLoadOptions extends Omit<LoadOptions, 'overallRate'> {
   readonly path: string;
@@ -7,9 +8,6 @@ export interface PacedLoadOptions extends Omit<LoadOptions, 'overallRate'> {
   /** Requests per second, sent evenly: the i-th at start + i / rate, whether or not the earlier ones were answered. */
   readonly rate: number;
 }
-
-const quantile = (sorted: Float64Array, q: number): number =>
-  sorted.length === 0 ? 0 : (sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? 0);
 
 /**
  * An open loop at one even rate (wrk2's way): each request has its intended send time, and its latency
@@ -82,5 +80,6 @@ export async function runPacedLoad(options: PacedLoadOptions): Promise<LoadResul
     non2xx,
     wrongBodies,
     sendLagMax,
+    latencies: sorted,
   };
 }

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { readProbe, SLOW_WRITE_MS, type ProbeRound } from './tail-probe-read.js';
 import { runLoad } from './load.js';
 import { measureRound, median, type RoundResult } from './measure.js';
+import { pooled, quantile } from './quantile.js';
 import { runDelayMs, spawnServer, type Spawned } from './processes.js';
 import { benchSpoolCost, type SpoolCost } from './spool-cost.js';
 import { serviceTarget, type RunningTarget } from './targets.js';
@@ -24,11 +25,16 @@ export interface SpoolTailOptions {
   readonly probe: boolean;
 }
 
-/** One side (spool on or off) at one delay: medians of its rounds, and the spread of p99.9 across them. */
+/**
+ * One side (spool on or off) at one delay: its latencies over every round, pooled (the rounds run at
+ * one rate for one length, so each counts alike; p99.9 of the pool rests on ten times the answers of
+ * one round's), and the spread of p99.9 across the rounds.
+ */
 export interface SpoolTailSide {
   readonly p50: number;
   readonly p99: number;
   readonly p999: number;
+  /** The least and most of the rounds' own p99.9s. */
   readonly p999Min: number;
   readonly p999Max: number;
   readonly cpuUsPerRequest: number;
@@ -68,16 +74,21 @@ const sumProbes = (probes: readonly ProbeRound[]): ProbeRound | undefined =>
         writeMaxMs: Math.max(...probes.map((p) => p.writeMaxMs)),
         slowWrites: probes.reduce((sum, p) => sum + p.slowWrites, 0),
         syncMaxMs: Math.max(...probes.map((p) => p.syncMaxMs)),
+        batches: probes.reduce((sum, p) => sum + p.batches, 0),
+        batchWaitMaxMs: Math.max(...probes.map((p) => p.batchWaitMaxMs)),
+        slowBatches: probes.reduce((sum, p) => sum + p.slowBatches, 0),
+        turnEndBatches: probes.reduce((sum, p) => sum + p.turnEndBatches, 0),
       };
 
 type Round = RoundResult & { readonly runDelayMsPerS: number };
 
 const side = (results: readonly Round[], probes: readonly ProbeRound[]): SpoolTailSide => {
   const p999s = results.map((r) => r.p999);
+  const all = pooled(results.map((r) => r.latencies ?? new Float64Array()));
   return {
-    p50: median(results.map((r) => r.p50)),
-    p99: median(results.map((r) => r.p99)),
-    p999: median(p999s),
+    p50: quantile(all, 0.5),
+    p99: quantile(all, 0.99),
+    p999: quantile(all, 0.999),
     p999Min: Math.min(...p999s),
     p999Max: Math.max(...p999s),
     cpuUsPerRequest: median(results.map((r) => r.cpuMsPer1000)),
@@ -145,7 +156,7 @@ export async function benchSpoolTail(options: SpoolTailOptions, log: (message: s
           const probe = readProbe(pid, from, Date.now());
           if (probe) probes[which].push(probe);
           log(
-            `spool tail, ${delayMs} ms, round ${round}: ${which}: p99 ${result.p99.toFixed(1)} ms, p99.9 ${result.p999.toFixed(1)} ms, ${result.cpuMsPer1000.toFixed(0)} µs CPU a request, waited for a CPU ${result.runDelayMsPerS.toFixed(0)} ms/s, the driver sent ${result.sendLagMax?.toFixed(1) ?? '?'} ms late at most${probe ? `; loop stalled ${probe.stalledSeconds} s (${probe.stalledWithGc} with a GC pause), longest ${probe.loopMaxMs.toFixed(0)} ms, GC ${probe.gcMaxMs.toFixed(0)} ms, write ${probe.writeMaxMs.toFixed(1)} ms (${probe.slowWrites} past ${SLOW_WRITE_MS} ms), fdatasync ${probe.syncMaxMs.toFixed(0)} ms` : ''}${result.problems.length ? `, PROBLEMS: ${result.problems.join('; ')}` : ''}`,
+            `spool tail, ${delayMs} ms, round ${round}: ${which}: p99 ${result.p99.toFixed(1)} ms, p99.9 ${result.p999.toFixed(1)} ms, ${result.cpuMsPer1000.toFixed(0)} µs CPU a request, waited for a CPU ${result.runDelayMsPerS.toFixed(0)} ms/s, the driver sent ${result.sendLagMax?.toFixed(1) ?? '?'} ms late at most${probe ? `; loop stalled ${probe.stalledSeconds} s (${probe.stalledWithGc} with a GC pause), longest ${probe.loopMaxMs.toFixed(0)} ms, GC ${probe.gcMaxMs.toFixed(0)} ms, write ${probe.writeMaxMs.toFixed(1)} ms (${probe.slowWrites} past ${SLOW_WRITE_MS} ms), fdatasync ${probe.syncMaxMs.toFixed(0)} ms, ${probe.batches} batches (${probe.turnEndBatches} at a turn's end) waited for their write ${probe.batchWaitMaxMs.toFixed(1)} ms at most (${probe.slowBatches} past ${SLOW_WRITE_MS} ms)` : ''}${result.problems.length ? `, PROBLEMS: ${result.problems.join('; ')}` : ''}`,
           );
         }
         const p999 = (which: Side) => results[which].at(-1)?.p999 ?? 0;

@@ -12,6 +12,12 @@ export interface ProbeSecond {
   /** Writes that took longer than {@link SLOW_WRITE_MS}. */
   readonly slowWrites: number;
   readonly syncMaxMs: number;
+  /** The spool's batches written, the longest one waited from its first append to its write, and how many waited past {@link SLOW_WRITE_MS}. */
+  readonly batches: number;
+  readonly batchWaitMaxMs: number;
+  readonly slowBatches: number;
+  /** Of the batches, those written at the turn's end (the loop was busy: decision 047). */
+  readonly turnEndBatches: number;
 }
 
 /** A spool write this long held every answer of its turn, and the loop: what the tail probe counts. */
@@ -30,6 +36,10 @@ export interface ProbeRound {
   readonly writeMaxMs: number;
   readonly slowWrites: number;
   readonly syncMaxMs: number;
+  readonly batches: number;
+  readonly batchWaitMaxMs: number;
+  readonly slowBatches: number;
+  readonly turnEndBatches: number;
 }
 
 const STALL_MS = 100;
@@ -54,5 +64,9 @@ export function readProbe(pid: number, from: number, to: number): ProbeRound | u
     writeMaxMs: most((s) => s.writeMaxMs),
     slowWrites: seconds.reduce((sum, s) => sum + s.slowWrites, 0),
     syncMaxMs: most((s) => s.syncMaxMs),
+    batches: seconds.reduce((sum, s) => sum + s.batches, 0),
+    batchWaitMaxMs: most((s) => s.batchWaitMaxMs),
+    slowBatches: seconds.reduce((sum, s) => sum + s.slowBatches, 0),
+    turnEndBatches: seconds.reduce((sum, s) => sum + s.turnEndBatches, 0),
   };
 }

@@ -10,7 +10,38 @@ if (spool !== undefined) {
   const append = fs.appendFileSync;
   const delay = monitorEventLoopDelay({ resolution: 5 });
   delay.enable();
-  let second = { gcMaxMs: 0, gcMs: 0, writeMaxMs: 0, writes: 0, slowWrites: 0, syncMaxMs: 0 };
+  const fresh = () => ({
+    gcMaxMs: 0,
+    gcMs: 0,
+    writeMaxMs: 0,
+    writes: 0,
+    slowWrites: 0,
+    syncMaxMs: 0,
+    batchWaitMaxMs: 0,
+    batches: 0,
+    slowBatches: 0,
+    turnEndBatches: 0,
+  });
+  let second = fresh();
+  // How long the spool's batch waits between its first append and its write (activity-spool.ts's `write`, queued by
+  // queueMicrotask, or by setImmediate for the turn's end): what the batch's first answer waits for beyond the write itself.
+  const timed = (callback: (...args: never[]) => unknown, atTurnEnd: boolean) => {
+    if (callback.name !== 'write') return callback;
+    const scheduled = performance.now();
+    return (...args: never[]) => {
+      const waited = performance.now() - scheduled;
+      second.batches += 1;
+      if (atTurnEnd) second.turnEndBatches += 1;
+      if (waited > SLOW_WRITE_MS) second.slowBatches += 1;
+      second.batchWaitMaxMs = Math.max(second.batchWaitMaxMs, waited);
+      return callback(...args);
+    };
+  };
+  const setImmediateOriginal = globalThis.setImmediate;
+  globalThis.setImmediate = ((callback: (...args: never[]) => unknown, ...args: never[]) =>
+    setImmediateOriginal(timed(callback, true), ...args)) as unknown as typeof setImmediate;
+  const queueMicrotaskOriginal = globalThis.queueMicrotask;
+  globalThis.queueMicrotask = (callback: () => void) => queueMicrotaskOriginal(timed(callback, false));
   // The spool's one write per turn and its fdatasync (the thread pool's, timed to its callback): wrapped, and the wrappers made what `import { writeSync } from 'node:fs'` binds.
   const writeSync = fs.writeSync;
   fs.writeSync = function timedWriteSync(this: unknown, ...args: Parameters<typeof writeSync>) {
@@ -43,6 +74,6 @@ if (spool !== undefined) {
     const line: ProbeSecond = { at: Date.now(), loopMaxMs: delay.max / 1e6, ...second };
     append(out, `${JSON.stringify(line)}\n`);
     delay.reset();
-    second = { gcMaxMs: 0, gcMs: 0, writeMaxMs: 0, writes: 0, slowWrites: 0, syncMaxMs: 0 };
+    second = fresh();
   }, 1000).unref();
 }
