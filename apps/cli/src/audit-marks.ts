@@ -71,7 +71,7 @@ export function auditMarks(log: CountedActivityLog, journal: Journal, requestIdO
         if (entry.requestId !== undefined && stored.has(entry.requestId)) continue;
         recordedEntries += 1;
         rewritten += 1;
-        // Nothing answers on it: the close writes the spool's turn at the latest.
+        // Nothing answers on it: the close writes the spool's batch at the latest.
         void log.record(entry);
       }
       marks.push({ lines: journal.recorded, entries: recordedEntries });

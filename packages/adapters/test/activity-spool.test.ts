@@ -69,9 +69,12 @@ describe('activity spool', () => {
     expect(spool.close()).toBe(1);
   });
 
-  it("writes the lines appended in one turn together at the turn's end, and settles their one promise then", async () => {
+  it('writes the lines appended in one task together before the loop runs another callback, and settles their one promise then', async () => {
     const dir = join(temporaryDir('spool-'), 'spool');
     const spool = openSpool(dir);
+    // Queued before the appends: the rest of the turn, which the answers must not wait for (decision 047).
+    let restOfTurn = false;
+    setImmediate(() => (restOfTurn = true));
     const list = entries(3);
     const written = list.map((entry) => {
       const appended = spool.append(entry);
@@ -82,10 +85,43 @@ describe('activity spool', () => {
     expect(readFileSync(join(dir, name!), 'utf8')).toBe(FORMAT_LINE);
     expect(new Set(written).size).toBe(1);
     expect(await written[0]).toEqual({ kept: true, entries: 3 });
+    expect(restOfTurn).toBe(false);
     expect(readFileSync(join(dir, name!), 'utf8')).toBe(FORMAT_LINE + list.map(entryLine).join(''));
 
     const next = spool.append(entries(1, 4)[0]!);
     expect(next.ok && next.written).not.toBe(written[0]);
+    spool.close();
+  });
+
+  it("after a turn of four entries or more, the next turn's lines wait for its end together; after a quieter one, they leave with their task again", async () => {
+    const dir = join(temporaryDir('spool-'), 'spool');
+    const spool = openSpool(dir);
+    const append = (entry: ActivityEntry) => {
+      const appended = spool.append(entry);
+      if (!appended.ok) throw new Error(`not spooled: ${appended.reason}`);
+      return appended.written;
+    };
+    const content = () => readFileSync(join(dir, segments(dir)[0]!), 'utf8');
+    const busy = entries(4).map(append);
+    expect(await busy[0]).toEqual({ kept: true, entries: 4 });
+    await new Promise((resolve) => setImmediate(resolve));
+
+    let restOfTurn = false;
+    setImmediate(() => (restOfTurn = true));
+    const [fifth, sixth] = entries(2, 5);
+    const first = append(fifth!);
+    await Promise.resolve();
+    expect(content()).not.toContain(entryLine(fifth!));
+    // Appended by a later promise job of the same turn: the same write.
+    const second = append(sixth!);
+    expect(second).toBe(first);
+    expect(await first).toEqual({ kept: true, entries: 2 });
+    expect(restOfTurn).toBe(true);
+
+    let restOfNextTurn = false;
+    setImmediate(() => (restOfNextTurn = true));
+    expect(await append(entries(1, 7)[0]!)).toEqual({ kept: true, entries: 1 });
+    expect(restOfNextTurn).toBe(false);
     spool.close();
   });
 

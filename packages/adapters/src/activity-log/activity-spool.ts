@@ -13,11 +13,11 @@ export interface SpoolTicket {
   readonly index: number;
   /** The entry's request id: what its acknowledgement names. */
   readonly requestId: string | undefined;
-  /** Its line was not written (the disk refused the turn's write): the entry is held in memory only. */
+  /** Its line was not written (the disk refused its batch's write): the entry is held in memory only. */
   readonly lost: boolean;
 }
 
-/** What became of a turn's lines: written, or refused by the disk (ENOSPC, EIO…) with nothing of them left. */
+/** What became of a batch's lines: written, or refused by the disk (ENOSPC, EIO…) with nothing of them left. */
 export type SpoolWrite =
   { readonly kept: true; readonly entries: number } | { readonly kept: false; readonly error: unknown; readonly entries: number };
 
@@ -30,7 +30,7 @@ export interface AdoptedEntry {
 export type SpoolAppend =
   /**
    * `bytes`: the entry's line, what the store's batch bound counts. `written`: settles once the line is
-   * in the kernel, with every line appended in the same turn (one promise for them all): what an answer waits for.
+   * in the kernel, with every line of its batch (one promise for them all): what an answer waits for.
    */
   | { readonly ok: true; readonly ticket: SpoolTicket; readonly bytes: number; readonly written: Promise<SpoolWrite> }
   /** `full`: past the spool's bound; `failed`: the disk did not take it (ENOSPC, EIO…). */
@@ -38,11 +38,15 @@ export type SpoolAppend =
 
 /**
  * The activity log's local spool (`ACTIVITY_LOG_SPOOL`): every entry is appended here before its
- * answer is sent, and leaves when acknowledged (stored, or set aside). The lines appended in one turn
- * of the event loop are written together at its end (group commit: one `write` for them all), and
- * `written` settles then; `close` writes what is waiting at once. Each process writes
- * its own segment files (see {@link SpoolSegment}), locked for its lifetime; at open it takes over the
- * segments no live process holds and hands back their entries not yet acknowledged.
+ * answer is sent, and leaves when acknowledged (stored, or set aside). Lines are written in batches
+ * (group commit: one `write` a batch, and `written` settles then): while the loop is quiet, a batch is
+ * written by a promise job its first append queues, so within the task that opened it (the event
+ * loop's callback and its promise jobs), and its answers leave at once, never waiting for the rest of
+ * the turn; after a busy turn (one of {@link BUSY_TURN_ENTRIES} entries or more), at the turn's end, so
+ * that the answers of a saturated loop leave together (decision 047). `close` writes what is waiting
+ * at once. Each process writes its own segment files (see {@link SpoolSegment}), locked for its
+ * lifetime; at open it takes over the segments no live process holds and hands back their entries not
+ * yet acknowledged.
  */
 export interface ActivitySpool {
   append(entry: ActivityEntry): SpoolAppend;
@@ -91,6 +95,8 @@ export interface SpoolOptions {
 /** ACTIVITY_LOG_SPOOL_MAX_BYTES's default. */
 export const SPOOL_MAX_BYTES = 256 * 1024 * 1024;
 const SEGMENT_BYTES = 8 * 1024 * 1024;
+/** A turn that appended this many entries marks the loop as busy: the next turn's lines are written at its end (decision 047). */
+const BUSY_TURN_ENTRIES = 4;
 /** A power loss loses at most this much of what was answered; a crash of the process loses nothing. */
 const SYNC_INTERVAL_MS = 200;
 const SUFFIX = '.spool';
@@ -122,6 +128,9 @@ export function openSpool(dir: string, options: SpoolOptions = {}): ActivitySpoo
   }
   let active: SpoolSegment | undefined;
   let batch: Batch | undefined;
+  /** Entries appended in the turn under way (a turn is open from its first append to its check phase), and in the last one that had any. */
+  let turn: { entries: number } | undefined;
+  let lastTurnEntries = 0;
   const syncIntervalMs = options.syncIntervalMs ?? SYNC_INTERVAL_MS;
   const syncing = syncIntervalMs > 0 ? setInterval(() => active?.sync(), syncIntervalMs).unref() : undefined;
   const heldBytes = () => held.reduce((sum, segment) => sum + segment.bytes, 0);
@@ -146,7 +155,14 @@ export function openSpool(dir: string, options: SpoolOptions = {}): ActivitySpoo
       return false;
     }
   };
-  /** Writes the turn's lines in one go; a failed write leaves none of them (the segment keeps ending with a whole line). */
+  const endTurn = () => {
+    lastTurnEntries = turn?.entries ?? 0;
+    turn = undefined;
+  };
+  /**
+   * Writes the batch's lines in one go; a failed write leaves none of them (the segment keeps ending with a whole line).
+   * `--spool-tail-probe` times it by its name.
+   */
   const write = () => {
     const current = batch;
     if (!current) return;
@@ -188,11 +204,18 @@ export function openSpool(dir: string, options: SpoolOptions = {}): ActivitySpoo
       } catch (error) {
         return { ok: false, reason: 'failed', error };
       }
+      if (!turn) {
+        turn = { entries: 0 };
+        setImmediate(endTurn);
+      }
+      turn.entries += 1;
       if (!batch) {
         let settle!: (result: SpoolWrite) => void;
         const written = new Promise<SpoolWrite>((resolve) => (settle = resolve));
         batch = { segment: active, lines: [], tickets: [], bytes: 0, written, settle };
-        setImmediate(write);
+        // A busy loop's answers wait for the turn's end together; a quiet one's leave with their task.
+        if (lastTurnEntries < BUSY_TURN_ENTRIES) queueMicrotask(write);
+        else setImmediate(write);
       }
       const ticket: BatchTicket = {
         segment: active,
@@ -211,7 +234,7 @@ export function openSpool(dir: string, options: SpoolOptions = {}): ActivitySpoo
       const touched = new Set<SpoolSegment>();
       for (const ticket of tickets) {
         if (ticket.lost) continue;
-        // Not written yet (an entry dropped in the turn it came): acknowledged once it is.
+        // Not written yet (an entry dropped before its batch was written): acknowledged once it is.
         if ((ticket as Partial<BatchTicket>).unwritten === true) {
           (ticket as BatchTicket).acknowledged = true;
           continue;
@@ -254,13 +277,13 @@ interface BatchTicket {
   readonly index: number;
   readonly requestId: string | undefined;
   lost: boolean;
-  /** In the turn's batch, its line not written yet. */
+  /** In the batch, its line not written yet. */
   unwritten: boolean;
   /** Acknowledged before its line was written. */
   acknowledged: boolean;
 }
 
-/** The lines appended in this turn, for the active segment, written together at its end. */
+/** The lines appended since the batch opened, for the active segment, written together by one `write`. */
 interface Batch {
   readonly segment: SpoolSegment;
   readonly lines: string[];

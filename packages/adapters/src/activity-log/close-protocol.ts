@@ -79,5 +79,5 @@ export async function closeActivityLog(log: Closable, timeoutMs: number): Promis
     log.reporter.report({ kind: 'unwritten-at-close', setAside, lost, leftInSpool: counts.leftInSpool });
 }
 
-/** Whether the spool holds the entry: its line was written (a disk error may have refused its turn's write). */
+/** Whether the spool holds the entry: its line was written (a disk error may have refused its batch's write). */
 const inSpool = (item: QueuedEntry) => item.ticket !== undefined && !item.ticket.lost;

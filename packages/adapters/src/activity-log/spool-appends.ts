@@ -7,13 +7,13 @@ export interface Spooled {
   readonly ticket: SpoolTicket | undefined;
   /** Its line's bytes (0 when not spooled). */
   readonly bytes: number;
-  /** Settles once its line is written, with the others of its turn. */
+  /** Settles once its line is written, with the others of its batch. */
   readonly written: Promise<void> | undefined;
 }
 
 /**
  * Appends each recorded entry to the spool, counting what it kept and skipped; entries it skips are
- * said at most once a minute. One accounting per turn's write, shared by the turn's entries.
+ * said at most once a minute. One accounting per batch's write, shared by its entries.
  */
 export function spoolAppends(spool: ActivitySpool | undefined, counts: LogCounts, reporter: ProblemReporter) {
   let lastWrite: Promise<SpoolWrite> | undefined;
