@@ -151,10 +151,17 @@ export async function benchSpoolTail(options: SpoolTailOptions, log: (message: s
         const measured = await Promise.all(SIDES.map((which) => load(which, options.durationS, rate)));
         for (const [i, which] of SIDES.entries()) {
           const pid = targets[which]!.process.pid;
-          const result = { ...measured[i]!, runDelayMsPerS: (runDelayMs(pid) - waitedBefore[i]!) / ((Date.now() - from) / 1000) };
-          results[which].push(result);
           const probe = readProbe(pid, from, Date.now());
           if (probe) probes[which].push(probe);
+          // The probe finds the spool's write by its name: a rename would leave the batch columns at 0 unnoticed.
+          const unseen =
+            which === 'on' && probe?.batches === 0 ? ["the tail probe saw no spool batch (activity-spool.ts's `write` renamed?)"] : [];
+          const result = {
+            ...measured[i]!,
+            runDelayMsPerS: (runDelayMs(pid) - waitedBefore[i]!) / ((Date.now() - from) / 1000),
+            problems: [...measured[i]!.problems, ...unseen],
+          };
+          results[which].push(result);
           log(
             `spool tail, ${delayMs} ms, round ${round}: ${which}: p99 ${result.p99.toFixed(1)} ms, p99.9 ${result.p999.toFixed(1)} ms, ${result.cpuMsPer1000.toFixed(0)} µs CPU a request, waited for a CPU ${result.runDelayMsPerS.toFixed(0)} ms/s, the driver sent ${result.sendLagMax?.toFixed(1) ?? '?'} ms late at most${probe ? `; loop stalled ${probe.stalledSeconds} s (${probe.stalledWithGc} with a GC pause), longest ${probe.loopMaxMs.toFixed(0)} ms, GC ${probe.gcMaxMs.toFixed(0)} ms, write ${probe.writeMaxMs.toFixed(1)} ms (${probe.slowWrites} past ${SLOW_WRITE_MS} ms), fdatasync ${probe.syncMaxMs.toFixed(0)} ms, ${probe.batches} batches (${probe.turnEndBatches} at a turn's end) waited for their write ${probe.batchWaitMaxMs.toFixed(1)} ms at most (${probe.slowBatches} past ${SLOW_WRITE_MS} ms)` : ''}${result.problems.length ? `, PROBLEMS: ${result.problems.join('; ')}` : ''}`,
           );
