@@ -65,7 +65,7 @@ function sqliteOutbox(): Outbox {
     for (const id of ids) remove.run(id);
   });
   return {
-    // At the turn's end, as the spool's group commit.
+    // At the turn's end, as the spool's group commit under load.
     append: (entries) => new Promise((resolve) => setImmediate(() => resolve(insertAll(entries)))),
     acknowledge: (ids) => void removeAll(ids),
     close: () => db.close(),

@@ -42,7 +42,7 @@ if (spool !== undefined) {
     setImmediateOriginal(timed(callback, true), ...args)) as unknown as typeof setImmediate;
   const queueMicrotaskOriginal = globalThis.queueMicrotask;
   globalThis.queueMicrotask = (callback: () => void) => queueMicrotaskOriginal(timed(callback, false));
-  // The spool's one write per turn and its fdatasync (the thread pool's, timed to its callback): wrapped, and the wrappers made what `import { writeSync } from 'node:fs'` binds.
+  // The spool's write per batch and its fdatasync (the thread pool's, timed to its callback): wrapped, and the wrappers made what `import { writeSync } from 'node:fs'` binds.
   const writeSync = fs.writeSync;
   fs.writeSync = function timedWriteSync(this: unknown, ...args: Parameters<typeof writeSync>) {
     const started = performance.now();

@@ -128,8 +128,8 @@ export function openSpool(dir: string, options: SpoolOptions = {}): ActivitySpoo
   }
   let active: SpoolSegment | undefined;
   let batch: Batch | undefined;
-  /** Entries appended in the turn under way (a turn is open from its first append to its check phase), and in the last one that had any. */
-  let turn: { entries: number } | undefined;
+  /** Entries appended in the turn under way (0: none yet, its end not scheduled), and in the last one that had any. */
+  let turnEntries = 0;
   let lastTurnEntries = 0;
   const syncIntervalMs = options.syncIntervalMs ?? SYNC_INTERVAL_MS;
   const syncing = syncIntervalMs > 0 ? setInterval(() => active?.sync(), syncIntervalMs).unref() : undefined;
@@ -156,8 +156,8 @@ export function openSpool(dir: string, options: SpoolOptions = {}): ActivitySpoo
     }
   };
   const endTurn = () => {
-    lastTurnEntries = turn?.entries ?? 0;
-    turn = undefined;
+    lastTurnEntries = turnEntries;
+    turnEntries = 0;
   };
   /**
    * Writes the batch's lines in one go; a failed write leaves none of them (the segment keeps ending with a whole line).
@@ -204,11 +204,8 @@ export function openSpool(dir: string, options: SpoolOptions = {}): ActivitySpoo
       } catch (error) {
         return { ok: false, reason: 'failed', error };
       }
-      if (!turn) {
-        turn = { entries: 0 };
-        setImmediate(endTurn);
-      }
-      turn.entries += 1;
+      if (turnEntries === 0) setImmediate(endTurn);
+      turnEntries += 1;
       if (!batch) {
         let settle!: (result: SpoolWrite) => void;
         const written = new Promise<SpoolWrite>((resolve) => (settle = resolve));

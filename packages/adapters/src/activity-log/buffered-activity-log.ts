@@ -74,7 +74,7 @@ export type BoundedStore = WritableStore & { readonly maxBatchBytes?: () => numb
 
 /**
  * The activity log in front of a store: `record` appends the entry to the spool and queues it; the
- * promise it returns settles once the spool's write of the turn is done (the answer waits for it, so
+ * promise it returns settles once the spool's write of its batch is done (the answer waits for it, so
  * the entry is on disk before the answer is sent); a single writer ({@link activityWriter}) drains the
  * queue in batches on a later tick, and each entry written, or set aside, is acknowledged in the spool.
  *
